@@ -1,0 +1,23 @@
+"""scikit-learn estimators for semi-private learning.
+
+Models are differentially private with respect to a **private** labeled dataset,
+while **public** data (often unlabeled, small, and shifted) is used freely.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from ._public import PublicData
+from .accounting import PrivacyAccountant, PrivacyCost
+from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "PrivacyAccountant",
+    "PrivacyBudgetError",
+    "PrivacyCost",
+    "PrivacyLeakWarning",
+    "PublicData",
+    "PublicDataWarning",
+    "__version__",
+]

@@ -1,0 +1,316 @@
+"""The public/private contract: ``PublicData`` and the checks every estimator runs.
+
+Public data is not protected: the output of an estimator may depend on it
+arbitrarily. It must therefore never be mixed with private rows, and never be
+sliced by scikit-learn's cross-validation as if it were a per-sample quantity.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.utils import check_array
+
+from .exceptions import PrivacyLeakWarning, PublicDataWarning
+from .utils._rng import check_rng
+
+__all__ = ["PublicData", "check_public_data", "resolve_classes", "subsample_public"]
+
+
+class PublicData:
+    """Opaque container for public rows ``X`` and optional public labels ``y``.
+
+    It deliberately has no ``__len__``, ``shape`` or ``__array__``: scikit-learn's
+    cross-validation slices every fit parameter that looks like an array of the
+    same length as ``X``, and would otherwise split the public set across folds.
+    Pass it as ``fit(X, y, X_public=PublicData(X_pub, y_pub))``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_public, n_features)
+        Public points (unprotected).
+    y : array-like of shape (n_public,), default=None
+        Public labels, if any (unprotected).
+
+    Attributes
+    ----------
+    X : array-like of shape (n_public, n_features)
+        The public points, as given.
+    y : array-like of shape (n_public,) or None
+        The public labels, as given.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate import PublicData
+    >>> pub = PublicData(np.zeros((3, 2)))
+    >>> pub
+    PublicData(n_samples=3, labeled=False)
+    >>> hasattr(pub, "__len__") or hasattr(pub, "shape")
+    False
+    """
+
+    __slots__ = ("X", "y")
+
+    def __init__(self, X, y=None):
+        self.X = X
+        self.y = y
+
+    def __repr__(self):
+        n = np.shape(self.X)[0] if np.ndim(self.X) else 0
+        return f"PublicData(n_samples={n}, labeled={self.y is not None})"
+
+    def __getstate__(self):
+        return {"X": self.X, "y": self.y}
+
+    def __setstate__(self, state):
+        self.X = state["X"]
+        self.y = state["y"]
+
+
+def _feature_names(X):
+    cols = getattr(X, "columns", None)
+    if cols is None:
+        return None
+    return np.asarray([str(c) for c in cols], dtype=object)
+
+
+def check_public_data(
+    X_public,
+    y_public=None,
+    *,
+    n_features,
+    n_private=None,
+    feature_names=None,
+    classes=None,
+    required=False,
+):
+    """Validate public data against the private data's shape and label set.
+
+    Reads nothing private but ``n_private`` and ``n_features``, which are part
+    of the (public) input format. Every estimator calls it before it uses any
+    private row, so bad public data fails fast and spends nothing.
+
+    Parameters
+    ----------
+    X_public : PublicData, array-like of shape (n_public, n_features) or None
+        Public points. ``None`` means no public data.
+    y_public : array-like of shape (n_public,), default=None
+        Public labels when ``X_public`` is a raw array. Must be None when
+        ``X_public`` is a :class:`PublicData` (give the labels to it instead).
+    n_features : int
+        Number of features of the private ``X``.
+    n_private : int, default=None
+        Number of private rows; a raw-array ``X_public`` of exactly this length
+        triggers :class:`~sklearn_semiprivate.exceptions.PublicDataWarning`.
+    feature_names : ndarray of str, default=None
+        Feature names of the private ``X``, if it had any; public column names,
+        if any, must match them.
+    classes : array-like, default=None
+        The known labels; every ``y_public`` label must be among them.
+    required : bool, default=False
+        Whether ``X_public=None`` is an error.
+
+    Returns
+    -------
+    X_public : ndarray of shape (n_public, n_features) or None
+        Finite float64 public points.
+    y_public : ndarray of shape (n_public,) or None
+        Public labels.
+
+    Raises
+    ------
+    ValueError
+        On an empty public set, NaN or infinity, a feature-count or feature-name
+        mismatch, labels of the wrong length or outside ``classes``, or a missing
+        public set when ``required``.
+    TypeError
+        When labels are given twice or ``X_public`` is not array-like.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate import PublicData
+    >>> from sklearn_semiprivate._public import check_public_data
+    >>> Xp, yp = check_public_data(PublicData([[0.0, 1.0]], [1]), n_features=2)
+    >>> Xp.shape, yp
+    ((1, 2), array([1]))
+    """
+    if isinstance(X_public, PublicData):
+        if y_public is not None and X_public.y is not None:
+            raise TypeError(
+                "Public labels were given twice: in PublicData(X, y) and as "
+                "y_public. Give them once."
+            )
+        raw = False
+        Xp, yp = X_public.X, X_public.y if X_public.y is not None else y_public
+    else:
+        raw = True
+        Xp, yp = X_public, y_public
+    if Xp is None:
+        if yp is not None:
+            raise ValueError("y_public was given without X_public.")
+        if required:
+            raise ValueError(
+                "This estimator requires public data: pass "
+                "X_public=PublicData(X_pub) to fit."
+            )
+        return None, None
+
+    if raw and n_private is not None and np.ndim(Xp) >= 1 and len(Xp) == n_private:
+        warnings.warn(
+            f"X_public is a raw array with as many rows ({n_private}) as the private "
+            "X; scikit-learn's cross-validation and search tools slice such arrays "
+            "per fold. Wrap it as X_public=PublicData(X_pub) to keep it whole.",
+            PublicDataWarning,
+            stacklevel=3,
+        )
+    public_names = _feature_names(Xp)
+    if (
+        public_names is not None
+        and feature_names is not None
+        and not np.array_equal(public_names, feature_names)
+    ):
+        raise ValueError(
+            "The public data's feature names differ from the private X's: "
+            f"{list(public_names)} vs {list(feature_names)}."
+        )
+    if np.ndim(Xp) == 2 and np.shape(Xp)[0] == 0:
+        raise ValueError(
+            "The public data set is empty (0 rows). Pass X_public=None for no "
+            "public data."
+        )
+    Xp = check_array(
+        Xp, dtype=np.float64, ensure_all_finite=True, input_name="X_public"
+    )
+    if Xp.shape[1] != n_features:
+        raise ValueError(
+            f"X_public has {Xp.shape[1]} features, but the private X has "
+            f"{n_features}; public and private rows must share the feature space."
+        )
+    if yp is not None:
+        yp = check_array(
+            yp, ensure_2d=False, dtype=None, ensure_all_finite=True,
+            input_name="y_public",
+        )
+        if yp.ndim != 1:
+            raise ValueError(f"y_public must be 1-dimensional, got shape {yp.shape}.")
+        if yp.shape[0] != Xp.shape[0]:
+            raise ValueError(
+                f"y_public has {yp.shape[0]} labels for {Xp.shape[0]} public rows."
+            )
+        if classes is not None:
+            unknown = np.setdiff1d(yp, np.asarray(classes))
+            if unknown.size:
+                raise ValueError(
+                    f"y_public contains labels {unknown.tolist()} that are not in "
+                    f"classes={np.asarray(classes).tolist()}."
+                )
+    return Xp, yp
+
+
+def resolve_classes(classes, y_public, y_private):
+    """Choose the label set: ``classes``, else public labels, else private ``y``.
+
+    The label set is part of the released model, so it must not come from private
+    data. The last resort reads the private labels and emits
+    :class:`~sklearn_semiprivate.exceptions.PrivacyLeakWarning`.
+
+    Parameters
+    ----------
+    classes : array-like or None
+        Labels declared by the user (public).
+    y_public : ndarray or None
+        Public labels.
+    y_private : array-like
+        Private labels; read only when both of the above are None.
+
+    Returns
+    -------
+    classes : ndarray
+        Sorted unique labels.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate._public import resolve_classes
+    >>> resolve_classes([1, 0], None, [0, 0, 1])
+    array([0, 1])
+    """
+    if classes is not None:
+        out = np.unique(np.asarray(classes))
+        if out.size == 0:
+            raise ValueError("classes must not be empty.")
+        return out
+    if y_public is not None:
+        return np.unique(y_public)
+    warnings.warn(
+        "No classes= and no public labels were given, so the label set is read from "
+        "the private y. The set of labels present in the private data is then "
+        "released without privacy. Pass classes=... to avoid this.",
+        PrivacyLeakWarning,
+        stacklevel=3,
+    )
+    return np.unique(np.asarray(y_private))
+
+
+def subsample_public(X_public, y_public, n_public, random_state):
+    """Keep ``n_public`` public rows: a prefix of one seeded permutation.
+
+    The permutation depends only on ``random_state`` and the public set's size,
+    so the subsets chosen for increasing ``n_public`` are nested, as a grid search
+    over ``n_public`` expects.
+
+    Parameters
+    ----------
+    X_public : ndarray of shape (n_public_total, n_features)
+        Validated public points.
+    y_public : ndarray of shape (n_public_total,) or None
+        Validated public labels.
+    n_public : None, int or float
+        ``None`` keeps all rows, an int ``>= 1`` that many rows, a float in
+        ``(0, 1]`` that fraction of them (at least one).
+    random_state : None, int, Generator or RandomState
+        Seeds the permutation.
+
+    Returns
+    -------
+    X_public, y_public : ndarrays
+        The kept rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate._public import subsample_public
+    >>> X = np.arange(10.0).reshape(-1, 1)
+    >>> a, _ = subsample_public(X, None, 3, random_state=0)
+    >>> b, _ = subsample_public(X, None, 6, random_state=0)
+    >>> bool(np.array_equal(a, b[:3]))
+    True
+    """
+    total = X_public.shape[0]
+    if n_public is None:
+        return X_public, y_public
+    if isinstance(n_public, (bool, np.bool_)):
+        raise TypeError("n_public must be None, an int or a float, got a bool.")
+    if isinstance(n_public, numbers.Integral):
+        if n_public < 1:
+            raise ValueError(f"n_public must be >= 1, got {n_public}.")
+        if n_public > total:
+            raise ValueError(
+                f"n_public={n_public} exceeds the {total} public rows available."
+            )
+        k = int(n_public)
+    elif isinstance(n_public, numbers.Real):
+        if not 0 < n_public <= 1:
+            raise ValueError(
+                f"A float n_public is a fraction in (0, 1], got {n_public}."
+            )
+        k = max(1, int(np.floor(n_public * total)))
+    else:
+        raise TypeError(
+            f"n_public must be None, an int or a float, got {type(n_public).__name__}."
+        )
+    order = check_rng(random_state).permutation(total)[:k]
+    return X_public[order], (None if y_public is None else y_public[order])

@@ -1,0 +1,58 @@
+"""Exceptions and warnings raised by sklearn_semiprivate."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+__all__ = ["PrivacyBudgetError", "PrivacyLeakWarning", "PublicDataWarning"]
+
+
+class PrivacyBudgetError(ValueError):
+    """Raised when a release would exceed a privacy budget.
+
+    It is raised *before* any private data is read, so nothing is spent.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate import PrivacyAccountant, PrivacyBudgetError
+    >>> acc = PrivacyAccountant(epsilon=1.0)
+    >>> try:
+    ...     acc.check(2.0)
+    ... except PrivacyBudgetError as exc:
+    ...     print("refused")
+    refused
+    """
+
+
+class PrivacyLeakWarning(UserWarning):
+    """Warns that a value is being derived from private data outside a mechanism.
+
+    The ecosystem's convention (diffprivlib, OpenDP): raised, for example, when no
+    public data and no ``bounds`` are given, so bounds have to be read off the private
+    rows; or when the label set is taken from the private ``y``. The resulting model is
+    then **not** differentially private with respect to that information.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn_semiprivate import PrivacyLeakWarning
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warnings.warn("bounds read from private data", PrivacyLeakWarning)
+    >>> caught[0].category.__name__
+    'PrivacyLeakWarning'
+    """
+
+
+class PublicDataWarning(UserWarning):
+    """Warns about public data passed in a way that is likely a mistake.
+
+    For example a raw array ``X_public`` exactly as long as the private ``X``:
+    scikit-learn's cross-validation slices such arrays per fold, so the public set
+    seen by each fit would silently shrink. Wrap it in
+    :class:`~sklearn_semiprivate.PublicData` instead.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.exceptions import PublicDataWarning
+    >>> issubclass(PublicDataWarning, UserWarning)
+    True
+    """

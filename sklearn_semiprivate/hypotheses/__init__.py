@@ -1,0 +1,7 @@
+"""Hypothesis classes and their covers built from public points."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from ._base import Cover, HypothesisClass
+
+__all__ = ["Cover", "HypothesisClass"]

@@ -1,0 +1,22 @@
+"""Validation and random-number helpers shared by the whole package."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from ._rng import check_rng, spawn_rngs
+from ._validation import (
+    check_delta,
+    check_epsilon,
+    check_positive_real,
+    check_probability,
+    check_real_array,
+)
+
+__all__ = [
+    "check_delta",
+    "check_epsilon",
+    "check_positive_real",
+    "check_probability",
+    "check_real_array",
+    "check_rng",
+    "spawn_rngs",
+]
