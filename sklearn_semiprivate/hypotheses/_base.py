@@ -18,8 +18,113 @@ only; ``Cover.scores`` is the one method that reads private rows.
 from abc import ABC, abstractmethod
 
 import numpy as np
+from sklearn.utils import check_array
 
-__all__ = ["Cover", "HypothesisClass"]
+__all__ = ["Cover", "HypothesisClass", "check_classes", "check_points", "encode_labels"]
+
+
+def check_points(X, name="X", *, n_features=None):
+    """Return ``X`` as a finite 2-D float64 array, optionally of ``n_features`` columns.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Points.
+    name : str, default="X"
+        Name used in error messages.
+    n_features : int, default=None
+        Required number of columns.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features), dtype float64
+
+    Raises
+    ------
+    ValueError
+        On 1-D input, NaN/inf, no rows, or a wrong number of features.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.hypotheses import check_points
+    >>> check_points([[1, 2]]).dtype
+    dtype('float64')
+    """
+    X = check_array(X, dtype=np.float64, ensure_all_finite=True, input_name=name)
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {X.shape[1]} features, but this cover was built on "
+            f"{n_features}."
+        )
+    return X
+
+
+def check_classes(classes):
+    """Return the label set as a sorted array of at least two unique labels.
+
+    Parameters
+    ----------
+    classes : array-like of shape (n_classes,)
+        Labels.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.hypotheses import check_classes
+    >>> check_classes(["b", "a"]).tolist()
+    ['a', 'b']
+    """
+    classes = np.unique(np.asarray(classes))
+    if classes.ndim != 1 or classes.size < 2:
+        raise ValueError(
+            f"classes must hold at least two distinct labels, got {classes.tolist()}."
+        )
+    return classes
+
+
+def encode_labels(y, classes, name="y"):
+    """Map labels to their indices in the sorted ``classes``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels, each an element of ``classes``.
+    classes : ndarray of shape (n_classes,)
+        Sorted label set.
+    name : str, default="y"
+        Name used in error messages.
+
+    Returns
+    -------
+    codes : ndarray of shape (n_samples,), dtype intp
+
+    Raises
+    ------
+    ValueError
+        If a label is not in ``classes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.hypotheses import encode_labels
+    >>> encode_labels(["b", "a", "b"], np.array(["a", "b"])).tolist()
+    [1, 0, 1]
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {y.shape}.")
+    codes = np.searchsorted(classes, y)
+    codes = np.clip(codes, 0, classes.size - 1)
+    bad = classes[codes] != y
+    if np.any(bad):
+        raise ValueError(
+            f"{name} contains labels {np.unique(y[bad]).tolist()} not in "
+            f"classes={classes.tolist()}."
+        )
+    return codes.astype(np.intp, copy=False)
 
 
 class HypothesisClass(ABC):
