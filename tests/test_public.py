@@ -1,0 +1,109 @@
+"""The public/private contract."""
+
+import numpy as np
+import pytest
+
+from sklearn_semiprivate import PrivacyLeakWarning, PublicData, PublicDataWarning
+from sklearn_semiprivate._public import (
+    check_public_data,
+    resolve_classes,
+    subsample_public,
+)
+
+
+def test_public_data_is_opaque_to_sklearn_slicing():
+    pub = PublicData(np.zeros((5, 2)), np.zeros(5))
+    for attr in ("__len__", "shape", "__array__", "__getitem__"):
+        assert not hasattr(pub, attr)
+    from sklearn.utils.validation import _is_arraylike
+
+    # The test scikit-learn uses to decide whether a fit param is sliced per fold.
+    assert not _is_arraylike(pub)
+
+
+def test_valid_public_data_round_trip():
+    Xp, yp = check_public_data(
+        PublicData([[0, 1], [2, 3]], ["a", "b"]), n_features=2, classes=["a", "b", "c"]
+    )
+    assert Xp.dtype == np.float64 and Xp.shape == (2, 2)
+    assert yp.tolist() == ["a", "b"]
+
+
+def test_none_is_allowed_unless_required():
+    assert check_public_data(None, n_features=3) == (None, None)
+    with pytest.raises(ValueError, match="requires public data"):
+        check_public_data(None, n_features=3, required=True)
+
+
+@pytest.mark.parametrize(
+    "X_public, y_public, kwargs, match",
+    [
+        (PublicData(np.zeros((0, 2))), None, {}, "empty"),
+        (np.zeros((0, 2)), None, {}, "empty"),
+        (PublicData([[np.nan, 1.0]]), None, {}, "NaN"),
+        (PublicData([[np.inf, 1.0]]), None, {}, "infinity"),
+        (PublicData(np.zeros((3, 3))), None, {}, "3 features"),
+        (PublicData(np.zeros(3)), None, {}, "2D array"),
+        (PublicData(np.zeros((3, 2)), [0, 1]), None, {}, "2 labels for 3"),
+        (PublicData(np.zeros((2, 2)), [0, 7]), None, {"classes": [0, 1]}, r"\[7\]"),
+        (None, [0, 1], {}, "without X_public"),
+    ],
+)
+def test_bad_public_data(X_public, y_public, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        check_public_data(X_public, y_public, n_features=2, **kwargs)
+
+
+def test_labels_given_twice():
+    with pytest.raises(TypeError, match="twice"):
+        check_public_data(PublicData(np.zeros((2, 2)), [0, 1]), [0, 1], n_features=2)
+
+
+def test_raw_array_as_long_as_private_warns():
+    with pytest.warns(PublicDataWarning, match="PublicData"):
+        check_public_data(np.zeros((4, 2)), n_features=2, n_private=4)
+    # PublicData of the same length does not warn: it cannot be sliced.
+    check_public_data(PublicData(np.zeros((4, 2))), n_features=2, n_private=4)
+
+
+def test_feature_names_must_match():
+    pd = pytest.importorskip("pandas")
+    Xp = pd.DataFrame({"a": [1.0], "b": [2.0]})
+    check_public_data(
+        PublicData(Xp), n_features=2, feature_names=np.array(["a", "b"], dtype=object)
+    )
+    with pytest.raises(ValueError, match="feature names"):
+        check_public_data(
+            PublicData(Xp),
+            n_features=2,
+            feature_names=np.array(["b", "a"], dtype=object),
+        )
+
+
+def test_resolve_classes_prefers_public_sources():
+    assert resolve_classes([2, 1], np.array([0]), [5]).tolist() == [1, 2]
+    assert resolve_classes(None, np.array([1, 0, 1]), [5]).tolist() == [0, 1]
+    with pytest.warns(PrivacyLeakWarning, match="private y"):
+        assert resolve_classes(None, None, [3, 4, 3]).tolist() == [3, 4]
+
+
+def test_subsample_public_nested_prefixes():
+    X = np.arange(50.0).reshape(-1, 1)
+    y = np.arange(50)
+    sizes = [1, 5, 0.5, 50]
+    subsets = [subsample_public(X, y, n, random_state=3) for n in sizes]
+    for (a, ya), (b, yb) in zip(subsets, subsets[1:]):
+        assert np.array_equal(a, b[: len(a)])
+        assert np.array_equal(ya, yb[: len(ya)])
+    assert len(subsets[2][0]) == 25
+    # None keeps every row, in the given order.
+    assert subsample_public(X, y, None, random_state=3)[0] is X
+
+
+@pytest.mark.parametrize(
+    "n_public, error", [(0, ValueError), (51, ValueError), (1.5, ValueError),
+                        (0.0, ValueError), ("all", TypeError), (True, TypeError)]
+)
+def test_subsample_public_bad_sizes(n_public, error):
+    with pytest.raises(error):
+        subsample_public(np.zeros((50, 1)), None, n_public, random_state=0)
