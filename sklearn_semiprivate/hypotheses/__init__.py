@@ -3,10 +3,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 
 from ._base import Cover, HypothesisClass, check_classes, check_points, encode_labels
+from ._intervals import IntervalCover, Intervals
+from ._stumps import DecisionStumps, StumpCover
+from ._thresholds import Thresholds
 
 __all__ = [
     "Cover",
+    "DecisionStumps",
     "HypothesisClass",
+    "IntervalCover",
+    "Intervals",
+    "StumpCover",
+    "Thresholds",
     "check_classes",
     "check_points",
     "encode_labels",
