@@ -1,0 +1,32 @@
+"""Privacy auditing: exact verification and statistical lower bounds on ε.
+
+Reusable checks that a mechanism keeps its stated privacy cost: exact
+enumeration of neighbours for mechanisms with computable output distributions,
+and Clopper–Pearson lower confidence bounds on ε from samples for the others.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from ._exact import (
+    ExactPrivacyLoss,
+    max_privacy_loss_over_pairs,
+    max_privacy_loss_over_scores,
+    neighbouring_pairs,
+)
+from ._lower_bound import (
+    EpsilonLowerBound,
+    clopper_pearson,
+    epsilon_lower_bound,
+    epsilon_lower_bound_search,
+)
+
+__all__ = [
+    "EpsilonLowerBound",
+    "ExactPrivacyLoss",
+    "clopper_pearson",
+    "epsilon_lower_bound",
+    "epsilon_lower_bound_search",
+    "max_privacy_loss_over_pairs",
+    "max_privacy_loss_over_scores",
+    "neighbouring_pairs",
+]

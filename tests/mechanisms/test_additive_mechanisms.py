@@ -1,0 +1,130 @@
+"""Laplace and analytic Gaussian mechanisms: calibration, profile, sampling."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import quad
+from scipy.stats import kstest, laplace, norm
+
+from sklearn_semiprivate.accounting import PrivacyCost
+from sklearn_semiprivate.mechanisms import (
+    GaussianMechanism,
+    LaplaceMechanism,
+    analytic_gaussian_sigma,
+    gaussian_mechanism,
+    gaussian_privacy_profile,
+    laplace_mechanism,
+)
+
+EPSILONS = [0.01, 0.1, 0.5, 1.0, 3.0, 10.0]
+DELTAS = [1e-12, 1e-8, 1e-5, 0.01, 0.3]
+
+
+@pytest.mark.parametrize("eps", EPSILONS)
+@pytest.mark.parametrize("delta", DELTAS)
+@pytest.mark.parametrize("sens", [1.0, 4.0])
+def test_analytic_sigma_is_the_smallest_valid(eps, delta, sens):
+    sigma = analytic_gaussian_sigma(eps, delta, sens)
+    assert gaussian_privacy_profile(eps, sigma, sens) <= delta
+    assert gaussian_privacy_profile(eps, 0.999 * sigma, sens) > delta
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.3, 0.7, 0.99])
+@pytest.mark.parametrize("delta", [1e-10, 1e-5, 1e-2])
+def test_analytic_beats_classical_for_small_epsilon(eps, delta):
+    classical = math.sqrt(2 * math.log(1.25 / delta)) / eps
+    assert analytic_gaussian_sigma(eps, delta) < classical
+    # and the classical one is valid too (Dwork & Roth Thm A.1), per the profile
+    assert gaussian_privacy_profile(eps, classical) <= delta
+
+
+def _hockey_stick(eps, sigma, sens):
+    # δ(ε) = ∫ max(0, p(x) - e^ε q(x)) dx with p = N(0, σ²), q = N(Δ, σ²),
+    # integrated numerically (independent of the closed form).
+    def integrand(x):
+        return max(
+            0.0, norm.pdf(x, 0, sigma) - math.exp(eps) * norm.pdf(x, sens, sigma)
+        )
+
+    # p > e^ε q exactly left of this point
+    cut = sens / 2 - eps * sigma**2 / sens
+    left = quad(integrand, -math.inf, cut, epsabs=0, epsrel=1e-10)[0]
+    return left
+
+
+@pytest.mark.parametrize(
+    "eps,sigma,sens", [(0.5, 1.0, 1.0), (1.0, 3.0, 1.0), (2.0, 0.8, 2.0)]
+)
+def test_profile_equals_hockey_stick_integral(eps, sigma, sens):
+    assert gaussian_privacy_profile(eps, sigma, sens) == pytest.approx(
+        _hockey_stick(eps, sigma, sens), rel=1e-8
+    )
+
+
+def test_profile_is_decreasing_and_vectorized():
+    eps = np.linspace(0, 5, 21)
+    delta = gaussian_privacy_profile(eps, 1.5)
+    assert delta.shape == eps.shape
+    assert np.all(np.diff(delta) < 0)
+    # δ(0) = total variation = 2 Φ(Δ / (2σ)) - 1
+    assert delta[0] == pytest.approx(2 * norm.cdf(1 / 3) - 1, rel=1e-12)
+
+
+def test_gaussian_mechanism_object():
+    mech = GaussianMechanism(1.0, 1e-5, sensitivity=2.0)
+    assert mech.privacy_cost == PrivacyCost(1.0, 1e-5)
+    assert mech.sigma == analytic_gaussian_sigma(1.0, 1e-5, 2.0)
+    assert mech.privacy_profile(1.0) <= 1e-5
+    assert mech.sigma == pytest.approx(
+        2 * analytic_gaussian_sigma(1.0, 1e-5), rel=1e-12
+    )
+
+
+def test_laplace_mechanism_object():
+    mech = LaplaceMechanism(0.25, sensitivity=3.0)
+    assert mech.privacy_cost == PrivacyCost(0.25, 0.0)
+    assert mech.scale == 12.0
+
+
+@pytest.mark.statistical
+def test_laplace_noise_distribution():
+    out = laplace_mechanism(np.full(20_000, 5.0), 0.5, sensitivity=2.0, random_state=0)
+    assert kstest(out - 5.0, laplace(scale=4.0).cdf).pvalue > 1e-6
+
+
+@pytest.mark.statistical
+def test_gaussian_noise_distribution():
+    sigma = analytic_gaussian_sigma(1.0, 1e-6)
+    out = gaussian_mechanism(np.zeros(20_000), 1.0, 1e-6, random_state=0)
+    assert kstest(out, norm(scale=sigma).cdf).pvalue > 1e-6
+
+
+def test_shapes():
+    assert isinstance(laplace_mechanism(1.0, 1.0, random_state=0), float)
+    assert isinstance(gaussian_mechanism(1, 1.0, 1e-5, random_state=0), float)
+    assert laplace_mechanism([[1.0, 2.0]], 1.0, random_state=0).shape == (1, 2)
+    assert gaussian_mechanism(np.zeros(3), 1.0, 0.1, random_state=0).shape == (3,)
+
+
+def test_bad_inputs_name_the_parameter():
+    with pytest.raises(ValueError, match="epsilon"):
+        laplace_mechanism(1.0, -1.0)
+    with pytest.raises(ValueError, match="value"):
+        laplace_mechanism(np.nan, 1.0)
+    with pytest.raises(ValueError, match="value"):
+        gaussian_mechanism([1.0, np.inf], 1.0, 1e-5)
+    with pytest.raises(TypeError, match="value"):
+        laplace_mechanism("1.0", 1.0)
+    with pytest.raises(ValueError, match="delta"):
+        gaussian_mechanism(1.0, 1.0, 0.0)
+    with pytest.raises(ValueError, match="delta"):
+        analytic_gaussian_sigma(1.0, 1.0)
+    with pytest.raises(ValueError, match="sensitivity"):
+        LaplaceMechanism(1.0, sensitivity=0.0)
+    with pytest.raises(ValueError, match="sigma"):
+        gaussian_privacy_profile(1.0, sigma=-1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        gaussian_privacy_profile(-1.0, sigma=1.0)
