@@ -8,6 +8,7 @@ while **public** data (often unlabeled, small, and shifted) is used freely.
 
 from ._public import PublicData
 from .accounting import PrivacyAccountant, PrivacyCost
+from .classifiers import PublicDataReduction, SemiPrivateClassifier
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
 
 __version__ = "0.1.0.dev0"
@@ -18,6 +19,8 @@ __all__ = [
     "PrivacyCost",
     "PrivacyLeakWarning",
     "PublicData",
+    "PublicDataReduction",
     "PublicDataWarning",
+    "SemiPrivateClassifier",
     "__version__",
 ]

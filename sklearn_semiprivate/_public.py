@@ -192,7 +192,10 @@ def check_public_data(
         )
     if yp is not None:
         yp = check_array(
-            yp, ensure_2d=False, dtype=None, ensure_all_finite=True,
+            yp,
+            ensure_2d=False,
+            dtype=None,
+            ensure_all_finite=True,
             input_name="y_public",
         )
         if yp.ndim != 1:

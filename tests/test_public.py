@@ -1,5 +1,7 @@
 """The public/private contract."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -92,7 +94,7 @@ def test_subsample_public_nested_prefixes():
     y = np.arange(50)
     sizes = [1, 5, 0.5, 50]
     subsets = [subsample_public(X, y, n, random_state=3) for n in sizes]
-    for (a, ya), (b, yb) in zip(subsets, subsets[1:]):
+    for (a, ya), (b, yb) in itertools.pairwise(subsets):
         assert np.array_equal(a, b[: len(a)])
         assert np.array_equal(ya, yb[: len(ya)])
     assert len(subsets[2][0]) == 25
@@ -101,8 +103,15 @@ def test_subsample_public_nested_prefixes():
 
 
 @pytest.mark.parametrize(
-    "n_public, error", [(0, ValueError), (51, ValueError), (1.5, ValueError),
-                        (0.0, ValueError), ("all", TypeError), (True, TypeError)]
+    "n_public, error",
+    [
+        (0, ValueError),
+        (51, ValueError),
+        (1.5, ValueError),
+        (0.0, ValueError),
+        ("all", TypeError),
+        (True, TypeError),
+    ],
 )
 def test_subsample_public_bad_sizes(n_public, error):
     with pytest.raises(error):

@@ -151,9 +151,9 @@ def compose_advanced(cost, k, delta_slack):
         raise ValueError(f"k must be an integer >= 1, got {k!r}.")
     delta_slack = check_delta(delta_slack, "delta_slack", allow_zero=False)
     eps = cost.epsilon
-    advanced = math.sqrt(2 * k * math.log(1 / delta_slack)) * eps + k * eps * math.expm1(
-        eps
-    )
+    advanced = math.sqrt(
+        2 * k * math.log(1 / delta_slack)
+    ) * eps + k * eps * math.expm1(eps)
     if advanced < k * eps:
         return PrivacyCost(advanced, min(1.0, k * cost.delta + delta_slack))
     return PrivacyCost(k * eps, min(1.0, k * cost.delta))

@@ -4,7 +4,7 @@ Data flow (Alon, Bassily & Moran 2019, Alg. 1; Beimel, Nissim & Stemmer, Alg. 1
 step 3)::
 
     X_public --HypothesisClass.cover--> Cover (finite, public)
-                                          | scores(X_priv, y_priv)   <- the only private read
+                                          | scores(X_priv, y_priv): the private read
                                           v
                                 exponential mechanism --> chosen member --> predict
 

@@ -189,7 +189,9 @@ def check_real_array(values, name, *, ndim=1, allow_empty=False):
     if arr.dtype == bool or not (
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):
-        raise TypeError(f"{name} must be an array of real numbers, got dtype {arr.dtype}.")
+        raise TypeError(
+            f"{name} must be an array of real numbers, got dtype {arr.dtype}."
+        )
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}.")
     if arr.size == 0 and not allow_empty:

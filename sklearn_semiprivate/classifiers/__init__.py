@@ -1,0 +1,8 @@
+"""Semi-private classifiers and the public-data reduction."""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from ._reduction import PublicDataReduction, priv_samp, pub_samp
+from ._semiprivate import SemiPrivateClassifier
+
+__all__ = ["PublicDataReduction", "SemiPrivateClassifier", "priv_samp", "pub_samp"]

@@ -1,0 +1,188 @@
+"""What every semi-private estimator does before it reads a private row.
+
+One path, shared by the estimators: validate the parameters and the private input
+format, validate the public data against it, resolve the label set from public
+sources, subsample the public set, and check the accountant. Nothing here releases
+anything computed from private rows.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+
+from .._public import check_public_data, resolve_classes, subsample_public
+from ..utils._sklearn_compat import validate_data
+
+__all__ = [
+    "PreparedData",
+    "check_bounds",
+    "data_independent_points",
+    "prepare_fit_data",
+]
+
+
+class PreparedData:
+    """Validated inputs of a semi-private ``fit``.
+
+    Attributes
+    ----------
+    X, y : ndarrays
+        Private rows and labels (protected).
+    X_public, y_public : ndarray or None
+        Public rows (already subsampled to ``n_public``) and labels.
+    classes : ndarray
+        Sorted label set, from public sources unless a leak was warned about.
+    """
+
+    __slots__ = ("X", "X_public", "classes", "y", "y_public")
+
+    def __init__(self, X, y, X_public, y_public, classes):
+        self.X = X
+        self.y = y
+        self.X_public = X_public
+        self.y_public = y_public
+        self.classes = classes
+
+
+def prepare_fit_data(
+    estimator, X, y, X_public, y_public, *, classes, n_public, rng, require_public=False
+):
+    """Validate a semi-private classifier's fit inputs, before any private release.
+
+    Sets ``n_features_in_`` (and ``feature_names_in_``) on ``estimator``. Reads the
+    private rows only to check their format (finite numbers, labels within the
+    known classes); such errors stop the fit and release nothing.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The estimator being fitted.
+    X : array-like of shape (n_samples, n_features)
+        Private rows.
+    y : array-like of shape (n_samples,)
+        Private labels.
+    X_public : PublicData, array-like or None
+        Public rows.
+    y_public : array-like or None
+        Public labels when ``X_public`` is a raw array.
+    classes : array-like or None
+        Declared label set (public).
+    n_public : None, int or float
+        How much of the public set to keep (see ``subsample_public``).
+    rng : numpy.random.Generator
+        Stream for the public subsample only.
+    require_public : bool, default=False
+        Whether public data is mandatory.
+
+    Returns
+    -------
+    data : PreparedData
+    """
+    X, y = validate_data(estimator, X, y, reset=True, dtype=np.float64)
+    check_classification_targets(y)
+    declared = None if classes is None else np.unique(np.asarray(classes))
+    if declared is not None and declared.size < 2:
+        raise ValueError(
+            "classes must hold at least two distinct labels, got one class: "
+            f"{declared.tolist()}."
+        )
+    Xp, yp = check_public_data(
+        X_public,
+        y_public,
+        n_features=X.shape[1],
+        n_private=X.shape[0],
+        feature_names=getattr(estimator, "feature_names_in_", None),
+        classes=declared,
+        required=require_public,
+    )
+    if Xp is not None:
+        Xp, yp = subsample_public(Xp, yp, n_public, rng)
+    elif n_public is not None and not isinstance(n_public, (int, np.integer)):
+        raise ValueError(
+            "A fractional n_public needs public data; without public data an int "
+            "n_public sets the size of the data-independent grid."
+        )
+    classes_ = resolve_classes(declared, yp, y)
+    if classes_.size < 2:
+        raise ValueError(
+            "A classifier needs at least two classes, got one class: the label set "
+            f"is {classes_.tolist()}. Pass classes=... listing every possible label."
+        )
+    unknown = np.setdiff1d(np.unique(y), classes_)
+    if unknown.size:
+        raise ValueError(
+            f"y contains labels {unknown.tolist()} that are not among the classes "
+            f"{classes_.tolist()} (taken from classes= or y_public)."
+        )
+    return PreparedData(X, y, Xp, yp, classes_)
+
+
+def check_bounds(bounds, n_features):
+    """Return ``bounds`` as an array of shape ``(n_features, 2)`` with lo < hi.
+
+    Parameters
+    ----------
+    bounds : array-like of shape (2,) or (n_features, 2)
+        ``(lo, hi)`` for every feature, or one pair for all of them.
+    n_features : int
+        Number of features.
+
+    Returns
+    -------
+    bounds : ndarray of shape (n_features, 2)
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.classifiers._base import check_bounds
+    >>> check_bounds((0, 1), 2).tolist()
+    [[0.0, 1.0], [0.0, 1.0]]
+    """
+    b = np.asarray(bounds, dtype=np.float64)
+    if b.shape == (2,):
+        b = np.tile(b, (n_features, 1))
+    if b.shape != (n_features, 2):
+        raise ValueError(
+            f"bounds must have shape (2,) or ({n_features}, 2), got {b.shape}."
+        )
+    if not np.all(np.isfinite(b)) or np.any(b[:, 0] >= b[:, 1]):
+        raise ValueError("bounds must be finite with lo < hi for every feature.")
+    return b
+
+
+def data_independent_points(bounds, n_points, rng):
+    """A seeded Latin-hypercube design inside ``bounds``: public pseudo-points.
+
+    Used in place of public data when there is none (the generic private learner
+    of Kasiviswanathan et al. 2008 over a discretised domain). Every feature takes
+    ``n_points`` evenly spaced values strictly inside its bounds, each feature's
+    values in an independent random order, so that hypotheses on different
+    features label the points differently. Depends on ``bounds``, ``n_points`` and
+    ``rng`` only, never on private data.
+
+    Parameters
+    ----------
+    bounds : ndarray of shape (n_features, 2)
+        Domain box.
+    n_points : int
+        Number of points.
+    rng : numpy.random.Generator
+        Source of the permutations.
+
+    Returns
+    -------
+    points : ndarray of shape (n_points, n_features)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers._base import data_independent_points
+    >>> P = data_independent_points(np.array([[0.0, 1.0]]), 4, np.random.default_rng(0))
+    >>> sorted(P[:, 0].tolist())
+    [0.125, 0.375, 0.625, 0.875]
+    """
+    n_features = bounds.shape[0]
+    levels = (np.arange(n_points) + 0.5) / n_points
+    cols = [rng.permutation(levels) for _ in range(n_features)]
+    unit = np.column_stack(cols)
+    return bounds[:, 0] + unit * (bounds[:, 1] - bounds[:, 0])

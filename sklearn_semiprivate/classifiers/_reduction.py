@@ -1,0 +1,273 @@
+"""The public-data reduction of Alon, Bassily & Moran (2019), Alg. 2-4, Lemma 4.4.
+
+A semi-private learner that needs ``n_public`` public examples is turned into a
+*fully private* learner: its private sample mixes the real examples, at rate
+``p = 1 / (100 n_public)``, into dummy examples with uniformly random labels
+(PrivSamp, Alg. 3), and its public sample is all dummies (PubSamp, Alg. 4). The
+reduction exists to study the lower bound: if the semi-private learner had excess
+error ``alpha`` with few public examples, the private learner would have error
+``<= 100 n_public alpha`` on realizable distributions (Claim 4.6), which private
+learning lower bounds forbid for classes of infinite Littlestone dimension.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from .._public import PublicData, resolve_classes
+from ..utils._rng import check_rng
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    _fit_context,
+    validate_data,
+)
+
+__all__ = ["PublicDataReduction", "priv_samp", "pub_samp"]
+
+
+def _standard_normal_sampler(n_samples, n_features, rng):
+    return rng.standard_normal((n_samples, n_features))
+
+
+def priv_samp(n_real, n_private, p, rng):
+    """Positions of the real examples in PrivSamp's output (Alg. 3).
+
+    For ``i = 1 .. n_private``, draw ``b_i ~ Ber(p)``; where ``b_i = 1`` the next
+    real example is placed, elsewhere a fresh dummy. The loop of Alg. 3 stops when
+    the real sample is used up, so the output may be shorter than ``n_private``.
+    Vectorised: the positions are the first ``n_real`` successes.
+
+    Parameters
+    ----------
+    n_real : int
+        Number of real (private) examples, ``ñ``.
+    n_private : int
+        Sample size the semi-private learner expects.
+    p : float
+        Mixing rate, in ``(0, 1]``.
+    rng : numpy.random.Generator
+        Source of the coins.
+
+    Returns
+    -------
+    length : int
+        Length of the generated private sample.
+    real_positions : ndarray of shape (n_used,)
+        Increasing positions at which real examples ``0, 1, ..., n_used - 1``
+        are placed; every real example appears at most once (Claim 4.5).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers import priv_samp
+    >>> length, pos = priv_samp(3, 1000, 0.01, np.random.default_rng(0))
+    >>> len(pos) <= 3 and length <= 1000
+    True
+    """
+    coins = rng.random(n_private) < p
+    successes = np.flatnonzero(coins)
+    if successes.size >= n_real:
+        # S~ is exhausted at the n_real-th success: the while loop exits there.
+        positions = successes[:n_real]
+        length = int(positions[-1]) + 1 if n_real else 0
+        return length, positions
+    return n_private, successes
+
+
+def pub_samp(n_public, n_features, classes, dummy_sampler, rng):
+    """PubSamp (Alg. 4): ``n_public`` fresh dummy examples from D0.
+
+    Parameters
+    ----------
+    n_public : int
+        Number of public examples.
+    n_features : int
+        Number of features.
+    classes : ndarray
+        Label set; dummy labels are uniform over it.
+    dummy_sampler : callable
+        ``dummy_sampler(n_samples, n_features, rng)`` returning the dummy points.
+    rng : numpy.random.Generator
+        Source of randomness.
+
+    Returns
+    -------
+    X : ndarray of shape (n_public, n_features)
+    y : ndarray of shape (n_public,)
+    """
+    X = np.asarray(dummy_sampler(n_public, n_features, rng), dtype=np.float64)
+    if X.shape != (n_public, n_features):
+        raise ValueError(
+            f"dummy_sampler returned shape {X.shape}, expected "
+            f"{(n_public, n_features)}."
+        )
+    return X, classes[rng.integers(classes.size, size=n_public)]
+
+
+class PublicDataReduction(ClassifierMixin, BaseEstimator):
+    """A fully private learner built from a semi-private one (Lemma 4.4).
+
+    Given a private sample of size ``ñ``, it asks the wrapped semi-private learner
+    for ``n_private = 10 · n_public · ñ`` private and ``n_public`` public examples
+    (so that ``ñ = ⌈n_private / (10 n_public)⌉`` as in Alg. 2), and feeds it:
+
+    * private: PrivSamp (Alg. 3) — each position holds the next real example with
+      probability ``p = 1 / (100 n_public)``, a dummy otherwise;
+    * public: PubSamp (Alg. 4) — ``n_public`` dummies, none of them real.
+
+    Dummies come from a fixed distribution D0: points from ``dummy_sampler``
+    (standard normal by default) and labels uniform over ``classes``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A semi-private classifier with ``fit(X, y, X_public=...)``, such as
+        :class:`SemiPrivateClassifier`. Its own ``n_public`` should be None (all).
+    n_public : int
+        Public sample size the wrapped learner is given, ``>= 1``.
+    dummy_sampler : callable, default=None
+        ``dummy_sampler(n_samples, n_features, rng) -> ndarray`` drawing dummy
+        points; must not look at data. None: standard normal.
+    classes : array-like of shape (n_classes,), default=None
+        Label set of the dummy labels (the paper's is binary, ``{0, 1}``). If
+        None, read from the private ``y`` with a
+        :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the coins, the dummies and the wrapped learner.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The fitted wrapped learner.
+    classes_ : ndarray of shape (n_classes,)
+        Label set.
+    n_features_in_ : int
+        Number of features.
+    n_real_used_ : int
+        Real examples that made it into the private sample.
+    n_private_generated_ : int
+        Length of the generated private sample.
+    privacy_spent_ : PrivacyCost
+        That of the wrapped learner.
+
+    Notes
+    -----
+    **Privacy.** Same ``(epsilon, delta)`` as the wrapped learner, for the same
+    neighbour relation (Claim 4.5): the public sample contains no real example,
+    each real example appears at most once in the private sample, and which
+    positions they take depends only on coins independent of the data.
+
+    **Utility.** If the wrapped learner has excess error ``alpha`` with
+    ``n_public`` public examples, the output has error ``<= 100 n_public alpha``
+    on distributions realizable by the class, w.p. ``>= 1 - 1/16`` (Claim 4.6).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate import PublicDataReduction, SemiPrivateClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((20, 1))
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> learner = SemiPrivateClassifier("thresholds", classes=[0, 1])
+    >>> red = PublicDataReduction(learner, n_public=5, classes=[0, 1], random_state=0)
+    >>> red = red.fit(X, y)
+    >>> red.estimator_.privacy_spent_ == red.privacy_spent_
+    True
+    """
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "n_public": [Interval(Integral, 1, None, closed="left")],
+        "dummy_sampler": [callable, None],
+        "classes": ["array-like", None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        *,
+        n_public,
+        dummy_sampler=None,
+        classes=None,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.n_public = n_public
+        self.dummy_sampler = dummy_sampler
+        self.classes = classes
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y):
+        """Run the wrapped learner on PrivSamp/PubSamp samples built from ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The real private sample ``S~``.
+        y : array-like of shape (n_samples,)
+            Its labels, elements of ``classes``.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        classes = resolve_classes(self.classes, None, y)
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()} not in classes="
+                f"{classes.tolist()}."
+            )
+        sampler = self.dummy_sampler or _standard_normal_sampler
+        rng_coins, rng_priv, rng_pub, rng_fit = check_rng(self.random_state).spawn(4)
+        n_real = X.shape[0]
+        p = 1.0 / (100 * self.n_public)  # Alg. 2 step 2
+        n_private = 10 * self.n_public * n_real  # so n~ = ceil(n_private / (10 n_pub))
+        length, positions = priv_samp(n_real, n_private, p, rng_coins)
+        X_priv, y_priv = pub_samp(length, X.shape[1], classes, sampler, rng_priv)
+        used = positions.size
+        X_priv[positions] = X[:used]
+        y_priv[positions] = y[:used]
+        X_pub, _ = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
+
+        est = clone(self.estimator)
+        params = est.get_params()
+        if "random_state" in params:
+            est.set_params(random_state=int(rng_fit.integers(2**31 - 1)))
+        if params.get("classes", classes) is None:
+            # D0's label set is public; never let the learner read it from S_priv.
+            est.set_params(classes=classes)
+        # The wrapped learner is DP in its private sample; each real row sits in
+        # at most one position of it (Claim 4.5), so the reduction inherits it.
+        self.estimator_ = est.fit(X_priv, y_priv, X_public=PublicData(X_pub))
+        self.classes_ = classes
+        self.n_real_used_ = int(used)
+        self.n_private_generated_ = int(length)
+        self.privacy_spent_ = self.estimator_.privacy_spent_
+        return self
+
+    def predict(self, X):
+        """Predict with the wrapped learner's hypothesis.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.estimator_.predict(X)

@@ -1,0 +1,390 @@
+"""SemiPrivateClassifier: the Alon–Bassily–Moran semi-private learner (ASSPP).
+
+Alon, Bassily & Moran, *Limits of Private Learning with Access to Public Data*
+(NeurIPS 2019), Algorithm 1: the distinct public points define a finite cover of
+the hypothesis class (one member per distinct labeling, steps 1-5); the exponential
+mechanism, scored by the number of private rows each member labels correctly,
+picks one member (step 6). Lemma 3.2: epsilon-DP for the private sample, whatever
+the public sample. Lemma 3.3: with ~d/alpha public points the cover is an
+alpha-cover.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from ..accounting import PrivacyAccountant, PrivacyCost
+from ..hypotheses import (
+    DecisionStumps,
+    Halfplanes,
+    Intervals,
+    PartitionLabelings,
+    Thresholds,
+)
+from ..mechanisms import permute_and_flip
+from ..utils._rng import check_rng
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _fit_context,
+    validate_data,
+)
+from ._base import check_bounds, data_independent_points, prepare_fit_data
+
+__all__ = ["SemiPrivateClassifier"]
+
+# Size of the data-independent grid used when there is no public data and
+# n_public is not an int.
+_DEFAULT_GRID_SIZE = 64
+
+_BUILTIN_CLASSES = {
+    "thresholds": Thresholds,
+    "intervals": Intervals,
+    "stumps": DecisionStumps,
+    "halfplanes": Halfplanes,
+    "partition": PartitionLabelings,
+}
+
+
+def _make_hypothesis_class(spec):
+    if isinstance(spec, str):
+        return _BUILTIN_CLASSES[spec]()
+    return spec
+
+
+def _infer_bounds_with_leak(X):
+    """Bounds read off the private rows: a documented leak, with a warning."""
+    import warnings
+
+    from ..exceptions import PrivacyLeakWarning
+
+    warnings.warn(
+        "No public data and no bounds= were given, so the domain bounds are read "
+        "from the private X; the released model then leaks the range of the "
+        "private data. Pass bounds=... or public data to avoid this.",
+        PrivacyLeakWarning,
+        stacklevel=4,
+    )
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    pad = np.where(hi > lo, 0.0, 0.5)
+    return np.column_stack([lo - pad, hi + pad])
+
+
+class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
+    """Semi-private classifier: a cover from public points, picked privately.
+
+    The distinct public points (unlabeled is enough) define a finite cover of the
+    hypothesis class: one member for each distinct way the class can label them
+    (Alon, Bassily & Moran 2019, Alg. 1 steps 1-5). Each member is scored by the
+    number of private rows it labels correctly, and the exponential mechanism
+    picks one (step 6). With about ``d / alpha`` public points and
+    ``d / alpha**2 + d / (epsilon alpha)`` private rows the result is within
+    ``alpha`` of the best hypothesis of the class.
+
+    Parameters
+    ----------
+    hypothesis_class : {"stumps", "thresholds", "intervals", "halfplanes", \
+            "partition"} or HypothesisClass, default="stumps"
+        The class to learn. A string selects a built-in class with its default
+        parameters; any object with a ``cover(X_public, classes)`` method (see
+        :class:`~sklearn_semiprivate.hypotheses.HypothesisClass`) is used as is.
+    epsilon : float, default=1.0
+        Privacy parameter, ``> 0``. The fit is ``epsilon``-DP for the private rows.
+    mechanism : {"exponential", "permute_and_flip"}, default="exponential"
+        How the member is chosen. ``"exponential"`` is the paper's; covers with a
+        factorised structure (intervals, partitions) sample it exactly without
+        enumerating members. ``"permute_and_flip"`` (McKenna & Sheldon 2020) is
+        never worse in expected score, but needs every member's score.
+    n_public : int, float or None, default=None
+        How many public rows to use: ``None`` for all, an int for that many, a
+        float in ``(0, 1]`` for that fraction. The rows are a prefix of one seeded
+        permutation, so larger values give supersets. Without public data, an int
+        sets the size of the data-independent grid (default 64).
+    classes : array-like of shape (n_classes,), default=None
+        Every possible label. If None, taken from the public labels, else from the
+        private ``y`` with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+    bounds : array-like of shape (2,) or (n_features, 2), default=None
+        Domain box for the private-only case (no public data): the cover is then
+        built on a data-independent grid inside it. If None and there is no
+        public data, the bounds are read from the private ``X`` with a
+        :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+    final_estimator : estimator, default=None
+        If given, the public points (or the grid) are relabeled by the chosen
+        hypothesis and a clone of this estimator is fitted on them; ``predict``
+        then goes through it. Post-processing: no extra privacy cost.
+    accountant : PrivacyAccountant, default=None
+        Ledger checked before any private read and charged ``epsilon`` per fit.
+        It is shared, not copied, by :func:`~sklearn.base.clone`.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the public subsample, the grid and the mechanism, each from its own
+        independent stream. None draws fresh entropy.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The label set.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` has string column names.
+    cover_ : Cover
+        The finite cover built from public data.
+    cover_size_ : int
+        Number of members of the cover.
+    member_ : int
+        Index of the chosen member in ``cover_``.
+    hypothesis_ : str
+        Human-readable rule of the chosen member.
+    final_estimator_ : estimator or None
+        The fitted ``final_estimator``; None when not requested, or when the
+        relabeled points hold a single class (then ``predict`` uses the
+        hypothesis directly).
+    privacy_spent_ : PrivacyCost
+        ``(epsilon, 0.0)``.
+
+    See Also
+    --------
+    PublicDataReduction : the reduction of Alg. 2-4, a fully private learner.
+
+    Notes
+    -----
+    **Privacy.** The fit is ``epsilon``-DP with respect to the private ``(X, y)``,
+    for add/remove and for replace-one neighbours: the cover depends on public
+    data (or the grid) only, and the score of every member (its number of correct
+    private predictions) changes by at most 1 when one private row changes
+    (Lemma 3.2 of the paper; McSherry & Talwar 2007). Not protected: the public
+    data, ``classes``, ``bounds`` and the hyper-parameters. ``n_features_in_``,
+    feature names and the input format are treated as public.
+
+    **Labeled public data.** Public labels (Definition 2.2) enter as a base
+    measure of the exponential mechanism: each public labeled row counts in the
+    score like a private row. Equivalently
+    ``P(h) ∝ exp(epsilon/2 · correct_pub(h)) · exp(epsilon/2 · correct_priv(h))``;
+    the first factor does not depend on private data, so the guarantee is
+    unchanged.
+
+    Hyper-parameter search over private data spends budget: each fit costs
+    ``epsilon``; pass an ``accountant`` to record it.
+
+    References
+    ----------
+    N. Alon, R. Bassily, S. Moran. Limits of Private Learning with Access to Public
+    Data. NeurIPS 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate import PublicData, SemiPrivateClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(2000, 2))
+    >>> y = (X[:, 0] > 0.3).astype(int)
+    >>> X_pub = rng.uniform(size=(50, 2))
+    >>> clf = SemiPrivateClassifier(epsilon=1.0, classes=[0, 1], random_state=0)
+    >>> clf = clf.fit(X, y, X_public=PublicData(X_pub))
+    >>> clf.hypothesis_.startswith("x[0]")
+    True
+    >>> round(clf.score(X, y), 2) > 0.95
+    True
+    """
+
+    __metadata_request__fit = {"X_public": True, "y_public": True}
+
+    _parameter_constraints = {
+        "hypothesis_class": [
+            StrOptions(set(_BUILTIN_CLASSES)),
+            HasMethods(["cover"]),
+        ],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "mechanism": [StrOptions({"exponential", "permute_and_flip"})],
+        "n_public": [
+            None,
+            Interval(Integral, 1, None, closed="left"),
+            Interval(Real, 0, 1, closed="right"),
+        ],
+        "classes": ["array-like", None],
+        "bounds": ["array-like", None],
+        "final_estimator": [HasMethods(["fit", "predict"]), None],
+        "accountant": [PrivacyAccountant, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        hypothesis_class="stumps",
+        *,
+        epsilon=1.0,
+        mechanism="exponential",
+        n_public=None,
+        classes=None,
+        bounds=None,
+        final_estimator=None,
+        accountant=None,
+        random_state=None,
+    ):
+        self.hypothesis_class = hypothesis_class
+        self.epsilon = epsilon
+        self.mechanism = mechanism
+        self.n_public = n_public
+        self.classes = classes
+        self.bounds = bounds
+        self.final_estimator = final_estimator
+        self.accountant = accountant
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, X_public=None, y_public=None):
+        """Fit on private ``(X, y)``, using public data freely.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Private rows (protected).
+        y : array-like of shape (n_samples,)
+            Private labels (protected).
+        X_public : PublicData or array-like of shape (n_public, n_features), \
+                default=None
+            Public rows, preferably wrapped in :class:`~sklearn_semiprivate.PublicData`
+            (it may carry public labels too). None: private-only learning on a
+            data-independent grid.
+        y_public : array-like of shape (n_public,), default=None
+            Public labels when ``X_public`` is a raw array.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        seed = np.random.SeedSequence(check_rng(self.random_state).integers(2**63))
+        rng_public, rng_grid, rng_mechanism = (
+            np.random.default_rng(s) for s in seed.spawn(3)
+        )
+        data = prepare_fit_data(
+            self,
+            X,
+            y,
+            X_public,
+            y_public,
+            classes=self.classes,
+            n_public=self.n_public,
+            rng=rng_public,
+        )
+        if data.X_public is not None:
+            points = data.X_public
+        else:
+            if self.bounds is not None:
+                bounds = check_bounds(self.bounds, data.X.shape[1])
+            else:
+                bounds = _infer_bounds_with_leak(data.X)
+            n_grid = (
+                self.n_public
+                if isinstance(self.n_public, Integral)
+                else _DEFAULT_GRID_SIZE
+            )
+            points = data_independent_points(bounds, n_grid, rng_grid)
+
+        # The cover is built from public points (or the grid) only: Alg. 1 steps 1-5.
+        cover = _make_hypothesis_class(self.hypothesis_class).cover(
+            points, classes=data.classes
+        )
+        if self.accountant is not None:
+            # Checked before the first private read; nothing spent on refusal.
+            self.accountant.check(self.epsilon)
+
+        X_score, y_score = data.X, data.y
+        if data.y_public is not None:
+            # Labeled public rows count in the score like private ones: a base
+            # measure exp(eps/2 * correct_pub(h)) that does not depend on private
+            # data, so the score's sensitivity to a private row stays 1.
+            X_score = np.vstack([data.X, data.X_public])
+            y_score = np.concatenate([data.y, data.y_public])
+        if self.mechanism == "exponential":
+            # Sensitivity 1 (add/remove and replace-one): one private row changes
+            # each member's count of correct predictions by at most 1. Alg. 1 step 6.
+            member = cover.sample_exponential(
+                X_score, y_score, self.epsilon, random_state=rng_mechanism
+            )
+        else:
+            # Same score, same sensitivity 1.
+            member = int(
+                permute_and_flip(
+                    cover.scores(X_score, y_score),
+                    self.epsilon,
+                    sensitivity=1.0,
+                    random_state=rng_mechanism,
+                )
+            )
+        self.privacy_spent_ = PrivacyCost(float(self.epsilon), 0.0)
+        if self.accountant is not None:
+            self.accountant.spend(*self.privacy_spent_)
+
+        self.classes_ = data.classes
+        self.cover_ = cover
+        self.cover_size_ = cover.size
+        self.member_ = member
+        self.hypothesis_ = cover.describe(member)
+        self.final_estimator_ = self._fit_final_estimator(points)
+        return self
+
+    def _fit_final_estimator(self, points):
+        """Relabel public points with the chosen hypothesis: post-processing."""
+        if self.final_estimator is None:
+            return None
+        labels = self.cover_.predict(self.member_, points)
+        if np.unique(labels).size < 2:
+            return None
+        return clone(self.final_estimator).fit(points, labels)
+
+    def predict(self, X):
+        """Predict labels: the chosen hypothesis (or the final estimator).
+
+        Deterministic post-processing of the fitted state; no noise.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to label.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        if self.final_estimator_ is not None:
+            return self.final_estimator_.predict(X)
+        return self.cover_.predict(self.member_, X)
+
+    def predict_proba(self, X):
+        """Class probabilities: one-hot of the hypothesis, or the final estimator's.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        proba = np.zeros((X.shape[0], self.classes_.size))
+        fe = self.final_estimator_
+        if fe is not None and hasattr(fe, "predict_proba"):
+            cols = np.searchsorted(self.classes_, fe.classes_)
+            proba[:, cols] = fe.predict_proba(X)
+            return proba
+        labels = self.predict(X)
+        proba[np.arange(X.shape[0]), np.searchsorted(self.classes_, labels)] = 1.0
+        return proba
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags

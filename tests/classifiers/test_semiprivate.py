@@ -1,0 +1,168 @@
+"""SemiPrivateClassifier: behaviour, bad input, privacy bookkeeping."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from sklearn_semiprivate import (
+    PrivacyAccountant,
+    PrivacyBudgetError,
+    PrivacyCost,
+    PrivacyLeakWarning,
+    PublicData,
+    SemiPrivateClassifier,
+)
+
+
+def make_data(n=2000, n_pub=100, n_features=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(n, n_features))
+    y = (X[:, 1] > 0.2).astype(int)
+    X_pub = rng.uniform(-1, 1, size=(n_pub, n_features))
+    return X, y, X_pub
+
+
+def test_fitted_attributes():
+    X, y, X_pub = make_data()
+    clf = SemiPrivateClassifier(classes=[0, 1], random_state=0)
+    clf.fit(X, y, X_public=PublicData(X_pub))
+    assert clf.classes_.tolist() == [0, 1]
+    assert clf.n_features_in_ == 3
+    assert clf.cover_size_ == len(clf.cover_) > 2
+    assert clf.hypothesis_.startswith("x[1]")
+    assert clf.privacy_spent_ == PrivacyCost(1.0, 0.0)
+    assert clf.score(X, y) > 0.97
+    proba = clf.predict_proba(X[:5])
+    np.testing.assert_array_equal(proba.sum(axis=1), 1.0)
+
+
+def test_feature_names_in():
+    pd = pytest.importorskip("pandas")
+    X, y, X_pub = make_data()
+    Xdf = pd.DataFrame(X, columns=["a", "b", "c"])
+    clf = SemiPrivateClassifier(classes=[0, 1], random_state=0)
+    clf.fit(Xdf, y, X_public=PublicData(pd.DataFrame(X_pub, columns=["a", "b", "c"])))
+    assert clf.feature_names_in_.tolist() == ["a", "b", "c"]
+    with pytest.raises(ValueError, match="feature names"):
+        clf.fit(Xdf, y, X_public=PublicData(pd.DataFrame(X_pub, columns=list("cba"))))
+
+
+@pytest.mark.parametrize("mechanism", ["exponential", "permute_and_flip"])
+def test_multiclass_natively(mechanism):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 3, size=(3000, 2))
+    y = np.where(X[:, 0] < 1.5, "low", "high")
+    X_pub = rng.uniform(0, 3, size=(60, 2))
+    clf = SemiPrivateClassifier(
+        classes=["high", "low", "mid"], mechanism=mechanism, random_state=0
+    ).fit(X, y, X_public=PublicData(X_pub))
+    assert clf.classes_.tolist() == ["high", "low", "mid"]
+    assert clf.privacy_spent_.epsilon == 1.0
+    assert clf.score(X, y) > 0.95
+
+
+def test_public_labels_as_prior_and_as_label_set():
+    X, y, X_pub = make_data(n=30)
+    y_pub = (X_pub[:, 1] > 0.2).astype(int)
+    Xt, yt, _ = make_data(seed=5)
+    with_labels, without = [], []
+    for seed in range(20):
+        # Public labels also give the label set: no classes=, no leak warning.
+        clf = SemiPrivateClassifier(epsilon=0.5, random_state=seed)
+        clf.fit(X, y, X_public=PublicData(X_pub, y_pub))
+        assert clf.classes_.tolist() == [0, 1]
+        with_labels.append(clf.score(Xt, yt))
+        clf = SemiPrivateClassifier(epsilon=0.5, classes=[0, 1], random_state=seed)
+        without.append(clf.fit(X, y, X_public=PublicData(X_pub)).score(Xt, yt))
+    # 100 labeled public rows weigh like 100 more private rows in the score.
+    assert np.mean(with_labels) > 0.95 > np.mean(without)
+
+
+def test_no_public_data_with_bounds_is_private_and_silent():
+    X, y, _ = make_data()
+    clf = SemiPrivateClassifier(classes=[0, 1], bounds=(-1, 1), random_state=0)
+    clf.fit(X, y)
+    assert clf.cover_size_ > 2
+    assert clf.score(X, y) > 0.9
+
+
+def test_no_public_data_no_bounds_warns():
+    X, y, _ = make_data()
+    with pytest.warns(PrivacyLeakWarning, match="bounds"):
+        SemiPrivateClassifier(classes=[0, 1], random_state=0).fit(X, y)
+
+
+def test_classes_from_private_y_warns():
+    X, y, X_pub = make_data()
+    with pytest.warns(PrivacyLeakWarning, match="label set"):
+        SemiPrivateClassifier(random_state=0).fit(X, y, X_public=PublicData(X_pub))
+
+
+def test_final_estimator_is_fitted_on_relabeled_public_points():
+    X, y, X_pub = make_data()
+    clf = SemiPrivateClassifier(
+        classes=[0, 1], final_estimator=LogisticRegression(), random_state=0
+    ).fit(X, y, X_public=PublicData(X_pub))
+    assert clf.final_estimator_ is not None
+    assert clf.final_estimator_.n_features_in_ == 3
+    assert clf.score(X, y) > 0.9
+
+
+def test_accountant_charged_once_and_refuses_before_reading():
+    X, y, X_pub = make_data()
+    acc = PrivacyAccountant(epsilon=1.5)
+    clf = SemiPrivateClassifier(classes=[0, 1], accountant=acc, random_state=0)
+    clf.fit(X, y, X_public=PublicData(X_pub))
+    assert acc.history == [PrivacyCost(1.0, 0.0)]
+    with pytest.raises(PrivacyBudgetError):
+        clf.fit(X, y, X_public=PublicData(X_pub))
+    assert len(acc.history) == 1
+
+
+BAD_INPUTS = [
+    ({"epsilon": 0}, {}, ValueError),
+    ({"epsilon": -1.0}, {}, ValueError),
+    ({"epsilon": float("nan")}, {}, ValueError),
+    ({"epsilon": "1"}, {}, (TypeError, ValueError)),
+    ({"hypothesis_class": "trees"}, {}, ValueError),
+    ({"n_public": 0}, {}, ValueError),
+    ({"n_public": 1000}, {}, ValueError),
+    ({"classes": [1]}, {}, ValueError),
+    ({}, {"X_nan": True}, ValueError),
+    ({}, {"X_pub_inf": True}, ValueError),
+    ({}, {"X_pub_features": 2}, ValueError),
+    ({"classes": [0, 1]}, {"y_pub": [0, 7]}, ValueError),
+    ({"classes": [0, 2]}, {}, ValueError),  # private label 1 is unknown
+    ({}, {"X_pub_empty": True}, ValueError),
+    ({}, {"X_1d": True}, ValueError),
+]
+
+
+@pytest.mark.parametrize("params, data, error", BAD_INPUTS)
+def test_bad_input_raises_before_spending(params, data, error):
+    X, y, X_pub = make_data(n=200, n_pub=20)
+    if data.get("X_nan"):
+        X[3, 1] = np.nan
+    if data.get("X_pub_inf"):
+        X_pub[0, 0] = np.inf
+    if "X_pub_features" in data:
+        X_pub = X_pub[:, : data["X_pub_features"]]
+    if data.get("X_pub_empty"):
+        X_pub = X_pub[:0]
+    if data.get("X_1d"):
+        X = X[:, 0]
+    public = PublicData(X_pub, data.get("y_pub", None) and np.resize(data["y_pub"], 20))
+    acc = PrivacyAccountant(epsilon=10.0)
+    params = {"classes": [0, 1], **params}
+    clf = SemiPrivateClassifier(accountant=acc, random_state=0, **params)
+    with pytest.raises(error):
+        clf.fit(X, y, X_public=public)
+    assert acc.history == []
+
+
+def test_halfplanes_needs_two_features():
+    X, y, X_pub = make_data()
+    with pytest.raises(ValueError, match="2"):
+        SemiPrivateClassifier("halfplanes", classes=[0, 1]).fit(
+            X, y, X_public=PublicData(X_pub)
+        )
