@@ -25,7 +25,7 @@ from ..hypotheses import (
     PartitionLabelings,
     Thresholds,
 )
-from ..mechanisms import permute_and_flip
+from ..mechanisms import ExponentialMechanism, PermuteAndFlip
 from ..utils._rng import check_rng
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -273,51 +273,12 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
             n_public=self.n_public,
             rng=rng_public,
         )
-        if data.X_public is not None:
-            points = data.X_public
-        else:
-            if self.bounds is not None:
-                bounds = check_bounds(self.bounds, data.X.shape[1])
-            else:
-                bounds = _infer_bounds_with_leak(data.X)
-            n_grid = (
-                self.n_public
-                if isinstance(self.n_public, Integral)
-                else _DEFAULT_GRID_SIZE
-            )
-            points = data_independent_points(bounds, n_grid, rng_grid)
-
-        # The cover is built from public points (or the grid) only: Alg. 1 steps 1-5.
-        cover = _make_hypothesis_class(self.hypothesis_class).cover(
-            points, classes=data.classes
-        )
+        points = self._cover_points(data, rng_grid)
+        cover = self._build_cover(points, data.classes)
         if self.accountant is not None:
             # Checked before the first private read; nothing spent on refusal.
             self.accountant.check(self.epsilon)
-
-        X_score, y_score = data.X, data.y
-        if data.y_public is not None:
-            # Labeled public rows count in the score like private ones: a base
-            # measure exp(eps/2 * correct_pub(h)) that does not depend on private
-            # data, so the score's sensitivity to a private row stays 1.
-            X_score = np.vstack([data.X, data.X_public])
-            y_score = np.concatenate([data.y, data.y_public])
-        if self.mechanism == "exponential":
-            # Sensitivity 1 (add/remove and replace-one): one private row changes
-            # each member's count of correct predictions by at most 1. Alg. 1 step 6.
-            member = cover.sample_exponential(
-                X_score, y_score, self.epsilon, random_state=rng_mechanism
-            )
-        else:
-            # Same score, same sensitivity 1.
-            member = int(
-                permute_and_flip(
-                    cover.scores(X_score, y_score),
-                    self.epsilon,
-                    sensitivity=1.0,
-                    random_state=rng_mechanism,
-                )
-            )
+        member = self._select_member(cover, data, rng_mechanism)
         self.privacy_spent_ = PrivacyCost(float(self.epsilon), 0.0)
         if self.accountant is not None:
             self.accountant.spend(*self.privacy_spent_)
@@ -329,6 +290,68 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         self.hypothesis_ = cover.describe(member)
         self.final_estimator_ = self._fit_final_estimator(points)
         return self
+
+    def _cover_points(self, data, rng):
+        """Public points, or a data-independent grid when there are none."""
+        if data.X_public is not None:
+            return data.X_public
+        if self.bounds is not None:
+            bounds = check_bounds(self.bounds, data.X.shape[1])
+        else:
+            bounds = _infer_bounds_with_leak(data.X)
+        n_grid = (
+            self.n_public if isinstance(self.n_public, Integral) else _DEFAULT_GRID_SIZE
+        )
+        return data_independent_points(bounds, n_grid, rng)
+
+    def _build_cover(self, points, classes):
+        """Alg. 1 steps 1-5, on public points (or the grid) only."""
+        return _make_hypothesis_class(self.hypothesis_class).cover(
+            points, classes=classes
+        )
+
+    def _mechanism(self):
+        """The selection mechanism, as an object with its exact distribution."""
+        # Sensitivity 1 (add/remove and replace-one): one private row changes
+        # each member's count of correct predictions by at most 1.
+        if self.mechanism == "exponential":
+            return ExponentialMechanism(self.epsilon, sensitivity=1.0)
+        return PermuteAndFlip(self.epsilon, sensitivity=1.0)
+
+    @staticmethod
+    def _score_rows(data):
+        """Rows entering the score: the private ones, plus labeled public ones.
+
+        Labeled public rows count like private ones: a base measure
+        ``exp(eps/2 * correct_pub(h))`` that does not depend on private data, so
+        the score's sensitivity to one private row stays 1.
+        """
+        if data.y_public is None:
+            return data.X, data.y
+        return (
+            np.vstack([data.X, data.X_public]),
+            np.concatenate([data.y, data.y_public]),
+        )
+
+    def _select_member(self, cover, data, rng):
+        """Alg. 1 step 6: the only place private rows are read."""
+        mech = self._mechanism()
+        X_score, y_score = self._score_rows(data)
+        if isinstance(mech, ExponentialMechanism):
+            # Factorised covers sample this exactly without enumerating members.
+            return cover.sample_exponential(
+                X_score, y_score, mech.epsilon, random_state=rng
+            )
+        return int(mech.sample(cover.scores(X_score, y_score), random_state=rng))
+
+    def _member_log_probabilities(self, cover, data):
+        """Exact distribution of ``_select_member`` over members (for audits).
+
+        Needs every member's score, so only for covers small enough to hold.
+        """
+        return self._mechanism().log_probabilities(
+            cover.scores(*self._score_rows(data))
+        )
 
     def _fit_final_estimator(self, points):
         """Relabel public points with the chosen hypothesis: post-processing."""
