@@ -66,7 +66,7 @@ def _learners(classes, bounds):
             True,
         ),
         (
-            "private-only baseline: stumps on a grid",
+            "private-only baseline: stumps on a grid (bounds from public rows)",
             lambda eps, seed: SemiPrivateClassifier(
                 "stumps",
                 epsilon=eps,
