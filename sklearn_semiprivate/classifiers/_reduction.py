@@ -100,6 +100,16 @@ def pub_samp(n_public, n_features, classes, dummy_sampler, rng):
     -------
     X : ndarray of shape (n_public, n_features)
     y : ndarray of shape (n_public,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers import pub_samp
+    >>> def sampler(n, d, rng):
+    ...     return rng.standard_normal((n, d))
+    >>> X, y = pub_samp(4, 2, np.array([0, 1]), sampler, np.random.default_rng(0))
+    >>> X.shape, set(y.tolist()) <= {0, 1}
+    ((4, 2), True)
     """
     X = np.asarray(dummy_sampler(n_public, n_features, rng), dtype=np.float64)
     if X.shape != (n_public, n_features):

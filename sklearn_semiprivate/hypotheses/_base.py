@@ -132,6 +132,15 @@ class HypothesisClass(ABC):
 
     Subclasses are small parameter holders (like scikit-learn estimators,
     ``__init__`` only assigns) and implement :meth:`cover`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.hypotheses import HypothesisClass, Thresholds
+    >>> isinstance(Thresholds(), HypothesisClass)
+    True
+    >>> len(Thresholds().cover(np.array([[0.0], [1.0], [2.0]])))
+    6
     """
 
     @abstractmethod
@@ -162,6 +171,17 @@ class Cover(ABC):
         Sorted label set; predictions are elements of it.
     n_features_in_ : int
         Number of features the members read.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.hypotheses import DecisionStumps
+    >>> cover = DecisionStumps().cover(np.array([[0.0, 5.0], [1.0, 3.0]]))
+    >>> X, y = np.array([[0.2, 4.0], [0.9, 3.5]]), np.array([0, 1])
+    >>> scores = cover.scores(X, y)  # correct private predictions per member
+    >>> best = int(np.argmax(scores))
+    >>> cover.predict(best, X).tolist()
+    [0, 1]
     """
 
     @property
