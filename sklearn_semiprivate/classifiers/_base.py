@@ -8,16 +8,21 @@ anything computed from private rows.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import warnings
+
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._public import check_public_data, resolve_classes, subsample_public
+from ..exceptions import PrivacyLeakWarning
 from ..utils._sklearn_compat import validate_data
 
 __all__ = [
     "PreparedData",
     "check_bounds",
+    "check_private_labels",
     "data_independent_points",
+    "infer_bounds_with_leak",
     "prepare_fit_data",
 ]
 
@@ -82,11 +87,6 @@ def prepare_fit_data(
     X, y = validate_data(estimator, X, y, reset=True, dtype=np.float64)
     check_classification_targets(y)
     declared = None if classes is None else np.unique(np.asarray(classes))
-    if declared is not None and declared.size < 2:
-        raise ValueError(
-            "classes must hold at least two distinct labels, got one class: "
-            f"{declared.tolist()}."
-        )
     Xp, yp = check_public_data(
         X_public,
         y_public,
@@ -96,6 +96,9 @@ def prepare_fit_data(
         classes=declared,
         required=require_public,
     )
+    # The label set comes from the *whole* public set, before subsampling, so
+    # that it never depends on which public rows a small n_public keeps.
+    classes_ = check_private_labels(y, resolve_classes(declared, yp, y))
     if Xp is not None:
         Xp, yp = subsample_public(Xp, yp, n_public, rng)
     elif n_public is not None and not isinstance(n_public, (int, np.integer)):
@@ -103,19 +106,83 @@ def prepare_fit_data(
             "A fractional n_public needs public data; without public data an int "
             "n_public sets the size of the data-independent grid."
         )
-    classes_ = resolve_classes(declared, yp, y)
-    if classes_.size < 2:
+    return PreparedData(X, y, Xp, yp, classes_)
+
+
+def check_private_labels(y, classes):
+    """Check the label set has two classes and holds every private label.
+
+    A private label outside the declared set is bad input and stops the fit
+    before any release; the message does not echo private values.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Private labels.
+    classes : ndarray of shape (n_classes,)
+        Sorted label set from public sources (or from ``y`` after a leak warning).
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers._base import check_private_labels
+    >>> check_private_labels(np.array([0, 1, 1]), np.array([0, 1, 2])).tolist()
+    [0, 1, 2]
+    """
+    if classes.size < 2:
         raise ValueError(
             "A classifier needs at least two classes, got one class: the label set "
-            f"is {classes_.tolist()}. Pass classes=... listing every possible label."
+            f"is {classes.tolist()}. Pass classes=... listing every possible label."
         )
-    unknown = np.setdiff1d(np.unique(y), classes_)
-    if unknown.size:
+    n_unknown = int(np.count_nonzero(~np.isin(y, classes)))
+    if n_unknown:
         raise ValueError(
-            f"y contains labels {unknown.tolist()} that are not among the classes "
-            f"{classes_.tolist()} (taken from classes= or y_public)."
+            f"y has {n_unknown} label(s) that are not among the classes "
+            f"{classes.tolist()} (taken from classes= or the public labels)."
         )
-    return PreparedData(X, y, Xp, yp, classes_)
+    return classes
+
+
+def infer_bounds_with_leak(X):
+    """Domain bounds read off the private rows, with a ``PrivacyLeakWarning``.
+
+    The fallback when there is neither public data nor ``bounds=``: the released
+    model then depends on the private range without privacy. Constant features
+    get a unit-wide box.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Private rows.
+
+    Returns
+    -------
+    bounds : ndarray of shape (n_features, 2)
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers._base import infer_bounds_with_leak
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     infer_bounds_with_leak(np.array([[0.0, 1.0], [2.0, 1.0]])).tolist()
+    [[0.0, 2.0], [0.5, 1.5]]
+    """
+    warnings.warn(
+        "No public data and no bounds= were given, so the domain bounds are read "
+        "from the private X; the released model then leaks the range of the "
+        "private data. Pass bounds=... or public data to avoid this.",
+        PrivacyLeakWarning,
+        stacklevel=3,
+    )
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    pad = np.where(hi > lo, 0.0, 0.5)
+    return np.column_stack([lo - pad, hi + pad])
 
 
 def check_bounds(bounds, n_features):

@@ -20,13 +20,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData, resolve_classes
-from ..utils._rng import check_rng
+from ..utils._rng import spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
     _fit_context,
     validate_data,
 )
+from ._base import check_private_labels
 
 __all__ = ["PublicDataReduction", "priv_samp", "pub_samp"]
 
@@ -159,19 +160,19 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         Label set.
     n_features_in_ : int
         Number of features.
-    n_real_used_ : int
-        Real examples that made it into the private sample.
-    n_private_generated_ : int
-        Length of the generated private sample.
     privacy_spent_ : PrivacyCost
         That of the wrapped learner.
 
     Notes
     -----
-    **Privacy.** Same ``(epsilon, delta)`` as the wrapped learner, for the same
-    neighbour relation (Claim 4.5): the public sample contains no real example,
-    each real example appears at most once in the private sample, and which
-    positions they take depends only on coins independent of the data.
+    **Privacy.** Same ``(epsilon, delta)`` as the wrapped learner, for
+    **replace-one** neighbours (Claim 4.5): the public sample contains no real
+    example, each real example appears at most once in the private sample, and
+    which positions they take depends only on coins independent of the data, so
+    replacing one real row replaces at most one row of the generated sample.
+    Add/remove is *not* covered: the generated sample's length is
+    ``10 n_public n``, so adding a row changes it by many dummy rows. The number
+    of private rows ``n`` is treated as public.
 
     **Utility.** If the wrapped learner has excess error ``alpha`` with
     ``n_public`` public examples, the output has error ``<= 100 n_public alpha``
@@ -231,23 +232,20 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        classes = resolve_classes(self.classes, None, y)
-        unknown = np.setdiff1d(np.unique(y), classes)
-        if unknown.size:
-            raise ValueError(
-                f"y contains labels {unknown.tolist()} not in classes="
-                f"{classes.tolist()}."
-            )
+        classes = check_private_labels(y, resolve_classes(self.classes, None, y))
         sampler = self.dummy_sampler or _standard_normal_sampler
-        rng_coins, rng_priv, rng_pub, rng_fit = check_rng(self.random_state).spawn(4)
+        rng_coins, rng_priv, rng_pub, rng_fit = spawn_rngs(self.random_state, 4)
         n_real = X.shape[0]
         p = 1.0 / (100 * self.n_public)  # Alg. 2 step 2
         n_private = 10 * self.n_public * n_real  # so n~ = ceil(n_private / (10 n_pub))
         length, positions = priv_samp(n_real, n_private, p, rng_coins)
         X_priv, y_priv = pub_samp(length, X.shape[1], classes, sampler, rng_priv)
         used = positions.size
-        X_priv[positions] = X[:used]
-        y_priv[positions] = y[:used]
+        # S~ is taken in a random order, so that the rows that make it in are a
+        # uniform subset (the data may be sorted, e.g. by label).
+        order = rng_coins.permutation(n_real)[:used]
+        X_priv[positions] = X[order]
+        y_priv[positions] = y[order]
         X_pub, _ = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
 
         est = clone(self.estimator)
@@ -261,8 +259,6 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         # at most one position of it (Claim 4.5), so the reduction inherits it.
         self.estimator_ = est.fit(X_priv, y_priv, X_public=PublicData(X_pub))
         self.classes_ = classes
-        self.n_real_used_ = int(used)
-        self.n_private_generated_ = int(length)
         self.privacy_spent_ = self.estimator_.privacy_spent_
         return self
 

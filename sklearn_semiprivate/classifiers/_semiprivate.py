@@ -26,7 +26,7 @@ from ..hypotheses import (
     Thresholds,
 )
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip
-from ..utils._rng import check_rng
+from ..utils._rng import spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -34,7 +34,12 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._base import check_bounds, data_independent_points, prepare_fit_data
+from ._base import (
+    check_bounds,
+    data_independent_points,
+    infer_bounds_with_leak,
+    prepare_fit_data,
+)
 
 __all__ = ["SemiPrivateClassifier"]
 
@@ -55,24 +60,6 @@ def _make_hypothesis_class(spec):
     if isinstance(spec, str):
         return _BUILTIN_CLASSES[spec]()
     return spec
-
-
-def _infer_bounds_with_leak(X):
-    """Bounds read off the private rows: a documented leak, with a warning."""
-    import warnings
-
-    from ..exceptions import PrivacyLeakWarning
-
-    warnings.warn(
-        "No public data and no bounds= were given, so the domain bounds are read "
-        "from the private X; the released model then leaks the range of the "
-        "private data. Pass bounds=... or public data to avoid this.",
-        PrivacyLeakWarning,
-        stacklevel=4,
-    )
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    pad = np.where(hi > lo, 0.0, 0.5)
-    return np.column_stack([lo - pad, hi + pad])
 
 
 class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
@@ -236,7 +223,8 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    # False: the user's final_estimator gets its own parameter validation.
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y, X_public=None, y_public=None):
         """Fit on private ``(X, y)``, using public data freely.
 
@@ -259,10 +247,10 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         self : object
             Fitted estimator.
         """
-        seed = np.random.SeedSequence(check_rng(self.random_state).integers(2**63))
-        rng_public, rng_grid, rng_mechanism = (
-            np.random.default_rng(s) for s in seed.spawn(3)
-        )
+        if self.accountant is not None:
+            # Checked before anything private is read; nothing spent on refusal.
+            self.accountant.check(self.epsilon)
+        rng_public, rng_grid, rng_mechanism = spawn_rngs(self.random_state, 3)
         data = prepare_fit_data(
             self,
             X,
@@ -275,10 +263,9 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         )
         points = self._cover_points(data, rng_grid)
         cover = self._build_cover(points, data.classes)
-        if self.accountant is not None:
-            # Checked before the first private read; nothing spent on refusal.
-            self.accountant.check(self.epsilon)
         member = self._select_member(cover, data, rng_mechanism)
+        # Charged at release, before any later step can fail: a failure that
+        # depends on the chosen member would itself reveal something.
         self.privacy_spent_ = PrivacyCost(float(self.epsilon), 0.0)
         if self.accountant is not None:
             self.accountant.spend(*self.privacy_spent_)
@@ -298,7 +285,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         if self.bounds is not None:
             bounds = check_bounds(self.bounds, data.X.shape[1])
         else:
-            bounds = _infer_bounds_with_leak(data.X)
+            bounds = infer_bounds_with_leak(data.X)
         n_grid = (
             self.n_public if isinstance(self.n_public, Integral) else _DEFAULT_GRID_SIZE
         )

@@ -166,3 +166,39 @@ def test_halfplanes_needs_two_features():
         SemiPrivateClassifier("halfplanes", classes=[0, 1]).fit(
             X, y, X_public=PublicData(X_pub)
         )
+
+
+def test_label_set_comes_from_the_whole_public_set():
+    # A small n_public must not drop a class from the label set.
+    X, y, X_pub = make_data(n=200, n_pub=60)
+    y = np.where(X[:, 0] > 0.5, 2, y)
+    y_pub = np.arange(60) % 3
+    clf = SemiPrivateClassifier(n_public=5, random_state=0)
+    clf.fit(X, y, X_public=PublicData(X_pub, y_pub))
+    assert clf.classes_.tolist() == [0, 1, 2]
+
+
+def test_unknown_private_label_message_does_not_echo_it():
+    X, y, X_pub = make_data(n=200)
+    y[0] = 7
+    with pytest.raises(ValueError, match="1 label") as info:
+        SemiPrivateClassifier(classes=[0, 1]).fit(X, y, X_public=PublicData(X_pub))
+    assert "7" not in str(info.value)
+
+
+def test_budget_refused_before_bounds_are_read():
+    X, y, _ = make_data(n=200)
+    acc = PrivacyAccountant(epsilon=0.5)
+    clf = SemiPrivateClassifier(classes=[0, 1], accountant=acc)
+    # No PrivacyLeakWarning (filterwarnings=error would raise it): refused first.
+    with pytest.raises(PrivacyBudgetError):
+        clf.fit(X, y)
+
+
+def test_final_estimator_parameters_are_validated():
+    X, y, X_pub = make_data(n=200)
+    clf = SemiPrivateClassifier(
+        classes=[0, 1], final_estimator=LogisticRegression(C=-1.0), random_state=0
+    )
+    with pytest.raises(ValueError, match="C"):
+        clf.fit(X, y, X_public=PublicData(X_pub))
