@@ -19,14 +19,24 @@ from ._lower_bound import (
     epsilon_lower_bound,
     epsilon_lower_bound_search,
 )
+from ._tracing import (
+    MembershipRates,
+    TracingAttack,
+    membership_rates,
+    tracing_attack_scores,
+)
 
 __all__ = [
     "EpsilonLowerBound",
     "ExactPrivacyLoss",
+    "MembershipRates",
+    "TracingAttack",
     "clopper_pearson",
     "epsilon_lower_bound",
     "epsilon_lower_bound_search",
     "max_privacy_loss_over_pairs",
     "max_privacy_loss_over_scores",
+    "membership_rates",
     "neighbouring_pairs",
+    "tracing_attack_scores",
 ]
