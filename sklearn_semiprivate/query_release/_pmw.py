@@ -1,0 +1,509 @@
+"""Private multiplicative weights: the engine, its calibration and its accounting.
+
+Two variants over a finite, public support of points (the synthetic distribution
+is a weight vector over it):
+
+* ``sparse_vector_pmw`` — the offline Private Multiplicative Weights of Hardt &
+  Rothblum (2010) as used by APAP (Bassily et al. 2020, Alg. 3 step 4 and
+  Lemma 7; Dwork & Roth 2014, Alg. 5 / Thm 4.15): the queries are visited in
+  turn, the sparse vector technique (AboveThreshold) finds one whose error on the
+  current distribution is above ``3 alpha / 4``, the Laplace mechanism measures
+  it, and the multiplicative-weights step ``x <- x exp(±alpha/2 q)`` moves the
+  distribution towards it. At most ``c = ceil(4 ln|X~| / alpha^2)`` updates
+  (Dwork & Roth's bound); calibrated to (ε, δ) by advanced composition over the
+  ``c`` sparse-vector instances.
+* ``mwem_rounds`` — MWEM-style rounds (Hardt, Ligett & McSherry 2012) over the
+  public points (PMW^Pub, Liu et al. 2021): each round selects a badly answered
+  query with the exponential mechanism or permute-and-flip, measures it with
+  the Gaussian or Laplace mechanism and applies the MWEM update
+  ``x <- x exp(q (m - q(x)) / 2)``. Accounted in zero-concentrated DP (zCDP),
+  converted to (ε, δ) at the end.
+
+Neighbouring private datasets differ by replacing one row (``n`` is public), so
+every answer (a fraction of the ``n`` rows) has sensitivity ``1 / n``.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import logsumexp
+
+from ..accounting import PrivacyCost, compose_advanced
+from ..mechanisms import (
+    LaplaceMechanism,
+    exponential_mechanism,
+    laplace_mechanism,
+    permute_and_flip,
+)
+from ..utils._validation import check_delta, check_epsilon, check_probability
+
+__all__ = [
+    "approx_dp_to_zcdp",
+    "mwem_round_parameters",
+    "pmw_private_sample_size",
+    "sparse_vector_pmw_parameters",
+    "zcdp_to_approx_dp",
+]
+
+# Share of each sparse-vector instance's budget spent on AboveThreshold; the
+# rest pays the Laplace measurement of the query found.
+SVT_SHARE = 0.75
+# Share of each MWEM round's zCDP budget spent on selection.
+SELECTION_SHARE = 0.5
+# Every this many updates the synthetic answers are recomputed from the weights,
+# so incremental updates do not accumulate rounding.
+_REFRESH_EVERY = 64
+
+
+def zcdp_to_approx_dp(rho, delta):
+    """(ε, δ) implied by ρ-zCDP: ``ε = ρ + 2 sqrt(ρ ln(1/δ))``.
+
+    Bun & Steinke (2016), Proposition 1.3.
+
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter, ``>= 0``.
+    delta : float
+        Target δ in ``(0, 1)``.
+
+    Returns
+    -------
+    epsilon : float
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.query_release import zcdp_to_approx_dp
+    >>> round(zcdp_to_approx_dp(0.5, 1e-6), 6)
+    5.756522
+    """
+    delta = check_delta(delta, allow_zero=False)
+    rho = float(rho)
+    if not rho >= 0:
+        raise ValueError(f"rho must be >= 0, got {rho!r}.")
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+
+
+def approx_dp_to_zcdp(epsilon, delta):
+    """Largest ρ whose conversion :func:`zcdp_to_approx_dp` is at most ``(ε, δ)``.
+
+    Solves ``ε = ρ + 2 sqrt(ρ L)``, ``L = ln(1/δ)``:
+    ``ρ = (sqrt(L + ε) - sqrt(L))²``, rounded down so the conversion never
+    exceeds ``epsilon``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ε, ``> 0``.
+    delta : float
+        Target δ in ``(0, 1)``.
+
+    Returns
+    -------
+    rho : float
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.query_release import (
+    ...     approx_dp_to_zcdp, zcdp_to_approx_dp)
+    >>> rho = approx_dp_to_zcdp(1.0, 1e-6)
+    >>> round(rho, 6), zcdp_to_approx_dp(rho, 1e-6) <= 1.0
+    (0.017469, True)
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    log_inv = math.log(1.0 / delta)
+    # (sqrt(L + ε) - sqrt(L))² = ε² / (sqrt(L + ε) + sqrt(L))², without cancellation.
+    rho = (epsilon / (math.sqrt(log_inv + epsilon) + math.sqrt(log_inv))) ** 2
+    while zcdp_to_approx_dp(rho, delta) > epsilon:
+        rho = math.nextafter(rho, 0.0)
+    return rho
+
+
+def sparse_vector_pmw_parameters(epsilon, delta, n_updates):
+    """Per-instance budget of the sparse-vector PMW, and its total cost.
+
+    The run is at most ``n_updates`` AboveThreshold instances, each followed by
+    one Laplace measurement (an instance that finds nothing ends the run): an
+    adaptive composition of ``n_updates`` mechanisms, each ``ε0``-DP. ``ε0`` is
+    the largest value whose advanced composition (Dwork, Rothblum & Vadhan
+    2010; Dwork & Roth 2014, Thm 3.20, via
+    :func:`~sklearn_semiprivate.accounting.compose_advanced`, which falls back to
+    basic composition when that is tighter) is at most ``epsilon``. With
+    ``delta = 0`` it is basic composition, ``ε0 = epsilon / n_updates``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε, ``> 0``.
+    delta : float
+        Total δ in ``[0, 1)``.
+    n_updates : int
+        Largest number of multiplicative-weights updates, ``>= 1``.
+
+    Returns
+    -------
+    epsilon0 : float
+        Budget of one instance (AboveThreshold plus measurement).
+    cost : PrivacyCost
+        Total cost of the run, ``<= (epsilon, delta)``.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.query_release import sparse_vector_pmw_parameters
+    >>> eps0, cost = sparse_vector_pmw_parameters(1.0, 1e-6, n_updates=1000)
+    >>> round(eps0, 6), round(cost.epsilon, 12), cost.delta
+    (0.005812, 1.0, 1e-06)
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    if isinstance(n_updates, bool) or not isinstance(n_updates, (int, np.integer)):
+        raise TypeError("n_updates must be an integer.")
+    if n_updates < 1:
+        raise ValueError(f"n_updates must be >= 1, got {n_updates}.")
+    k = int(n_updates)
+    if delta == 0:
+        eps0 = epsilon / k
+        while k * eps0 > epsilon:
+            eps0 = math.nextafter(eps0, 0.0)
+        return eps0, PrivacyCost(k * eps0, 0.0)
+
+    def total(e0):
+        return compose_advanced(PrivacyCost(e0, 0.0), k, delta).epsilon
+
+    # total() is continuous and increasing from 0: solve total(ε0) = epsilon.
+    if total(epsilon) <= epsilon:
+        eps0 = epsilon
+    else:
+        eps0 = brentq(
+            lambda e: total(e) - epsilon, 0.0, epsilon, xtol=1e-300, rtol=1e-15
+        )
+        while total(eps0) > epsilon:
+            eps0 = math.nextafter(eps0, 0.0)
+    return eps0, compose_advanced(PrivacyCost(eps0, 0.0), k, delta)
+
+
+def default_n_updates(alpha, support_size):
+    """``c = ceil(4 ln|X~| / alpha²)`` (Dwork & Roth 2014, Thm 4.15), at least 1."""
+    return max(1, math.ceil(4.0 * math.log(max(support_size, 1)) / alpha**2))
+
+
+def pmw_private_sample_size(alpha, beta, epsilon, delta, domain_size, n_queries):
+    """Private sample size of Lemma 7 (Bassily et al. 2020) for PMW.
+
+    With ``n`` at least::
+
+        200 / (ε α²) · sqrt(ln|X~| · ln(2/δ)) · (ln|H~| + ln(128 ln|X~| / (α² β)))
+
+    PMW is (ε, δ)-DP and, with probability ``1 - β``, every answer of the cover
+    ``H~`` is within ``α`` of its expectation.
+
+    Parameters
+    ----------
+    alpha, beta : float
+        Accuracy and failure probability, in ``(0, 1)``.
+    epsilon, delta : float
+        Privacy parameters in ``(0, 1)``.
+    domain_size : int
+        ``|X~|``, at least 2.
+    n_queries : int
+        ``|H~|``, at least 1.
+
+    Returns
+    -------
+    n : float
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.query_release import pmw_private_sample_size
+    >>> round(pmw_private_sample_size(0.1, 0.05, 0.5, 1e-6, 100, 100))
+    6076670
+    """
+    alpha = check_probability(alpha, "alpha", allow_zero=False)
+    beta = check_probability(beta, "beta", allow_zero=False)
+    epsilon = check_probability(epsilon, "epsilon", allow_zero=False)
+    delta = check_delta(delta, allow_zero=False)
+    if domain_size < 2 or n_queries < 1:
+        raise ValueError("Need domain_size >= 2 and n_queries >= 1.")
+    log_x = math.log(domain_size)
+    return (
+        200.0
+        / (epsilon * alpha**2)
+        * math.sqrt(log_x * math.log(2.0 / delta))
+        * (math.log(n_queries) + math.log(128.0 * log_x / (alpha**2 * beta)))
+    )
+
+
+def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
+    """Per-round parameters of the MWEM rounds, and the total cost.
+
+    With ``delta > 0`` the run is accounted in zCDP: the total
+    ``ρ = approx_dp_to_zcdp(epsilon, delta)`` is split evenly over the rounds and,
+    in each round, half to selection and half to measurement:
+
+    * exponential mechanism: ``ε_sel = sqrt(8 ρ_sel)``; it is ε-DP with bounded
+      range, hence ``ε²/8``-zCDP (Cesar & Rogers 2021, Lemma 3.2);
+    * permute-and-flip: ``ε_sel = sqrt(2 ρ_sel)``; ε-DP, hence ``ε²/2``-zCDP
+      (Bun & Steinke 2016, Prop. 1.4);
+    * Gaussian measurement: ``σ = Δ / sqrt(2 ρ_meas)`` (Bun & Steinke 2016,
+      Prop. 1.6), returned in units of the sensitivity ``Δ``;
+    * Laplace measurement: ``ε_meas = sqrt(2 ρ_meas)``; ε-DP, ``ε²/2``-zCDP.
+
+    Rounds compose by adding ρ (Bun & Steinke 2016, Lemma 1.7); the total ρ is
+    converted by :func:`zcdp_to_approx_dp`. With ``delta = 0`` (Laplace only) the
+    rounds are accounted in pure DP by basic composition: ``epsilon / n_rounds``
+    per round, half to each step.
+
+    Parameters
+    ----------
+    epsilon : float
+        Total ε, ``> 0``.
+    delta : float
+        Total δ in ``[0, 1)``; ``0`` needs ``measurement="laplace"``.
+    n_rounds : int
+        Number of rounds, ``>= 1``.
+    selection : {"exponential", "permute_and_flip"}
+    measurement : {"gaussian", "laplace"}
+
+    Returns
+    -------
+    params : dict
+        ``epsilon_selection``; ``sigma`` (Gaussian, per unit sensitivity) or
+        ``epsilon_measurement`` (Laplace); ``rho`` (total zCDP, or None);
+        ``cost`` (PrivacyCost of the run).
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.query_release import mwem_round_parameters
+    >>> p = mwem_round_parameters(1.0, 1e-6, 10, selection="exponential",
+    ...                           measurement="gaussian")
+    >>> round(p["epsilon_selection"], 6), round(p["sigma"], 4)
+    (0.083592, 23.9258)
+    >>> round(p["cost"].epsilon, 12), p["cost"].delta
+    (1.0, 1e-06)
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    if isinstance(n_rounds, bool) or not isinstance(n_rounds, (int, np.integer)):
+        raise TypeError("n_rounds must be an integer.")
+    if n_rounds < 1:
+        raise ValueError(f"n_rounds must be >= 1, got {n_rounds}.")
+    if selection not in ("exponential", "permute_and_flip"):
+        raise ValueError(f"Unknown selection {selection!r}.")
+    if measurement not in ("gaussian", "laplace"):
+        raise ValueError(f"Unknown measurement {measurement!r}.")
+    if delta == 0:
+        if measurement == "gaussian":
+            raise ValueError(
+                "The Gaussian measurement needs delta > 0 (it is not pure DP); use "
+                "delta > 0 or measurement='laplace'."
+            )
+        per_round = epsilon / n_rounds
+        eps_sel = per_round * SELECTION_SHARE
+        eps_meas = per_round - eps_sel
+        cost = PrivacyCost(math.fsum([eps_sel, eps_meas] * int(n_rounds)), 0.0)
+        return {
+            "epsilon_selection": eps_sel,
+            "epsilon_measurement": eps_meas,
+            "sigma": None,
+            "rho": None,
+            "cost": cost,
+        }
+    rho = approx_dp_to_zcdp(epsilon, delta)
+    rho_sel = rho / n_rounds * SELECTION_SHARE
+    rho_meas = rho / n_rounds * (1.0 - SELECTION_SHARE)
+    if selection == "exponential":
+        eps_sel = math.sqrt(8.0 * rho_sel)
+        rho_sel_spent = eps_sel**2 / 8.0
+    else:
+        eps_sel = math.sqrt(2.0 * rho_sel)
+        rho_sel_spent = eps_sel**2 / 2.0
+    params = {"epsilon_selection": eps_sel}
+    if measurement == "gaussian":
+        sigma = 1.0 / math.sqrt(2.0 * rho_meas)
+        rho_meas_spent = 1.0 / (2.0 * sigma**2)
+        params.update(sigma=sigma, epsilon_measurement=None)
+    else:
+        eps_meas = math.sqrt(2.0 * rho_meas)
+        rho_meas_spent = eps_meas**2 / 2.0
+        params.update(sigma=None, epsilon_measurement=eps_meas)
+    spent = n_rounds * (rho_sel_spent + rho_meas_spent)
+    params["rho"] = spent
+    params["cost"] = PrivacyCost(zcdp_to_approx_dp(spent, delta), delta)
+    return params
+
+
+class WeightedSupport:
+    """A distribution over a finite public support, with the answers it gives.
+
+    Keeps log-weights (so long runs of updates never underflow) and the answers
+    of every query of ``query_set`` on the current distribution, updated
+    incrementally: multiplying the weights of the points satisfying query ``i``
+    by ``exp(f)`` changes answer ``a_q`` to
+    ``(a_q + (e^f - 1) b_q) / (1 + (e^f - 1) a_i)``, where ``b_q`` is the mass of
+    the points satisfying both ``q`` and ``i``: an evaluation on those points
+    only. Everything here is public (post-processing of released values).
+    """
+
+    def __init__(self, query_set, points, init_weights=None):
+        self.query_set = query_set
+        self.points = points
+        if init_weights is None:
+            self.log_weights = np.zeros(points.shape[0])
+        else:
+            self.log_weights = np.log(init_weights)
+        self.log_weights -= logsumexp(self.log_weights)
+        self._n_updates = 0
+        self.refresh()
+
+    @property
+    def weights(self):
+        """Normalised weights, shape (n_points,)."""
+        return np.exp(self.log_weights)
+
+    def refresh(self):
+        """Recompute every answer from the weights."""
+        self.answers = self.query_set.weighted_sums(self.points, self.weights)
+
+    def update(self, i, factor):
+        """Multiply the weights of the points satisfying query ``i`` by exp(factor)."""
+        mask = self.query_set.mask(i, self.points)
+        if not mask.any() or factor == 0.0:
+            return
+        w = self.weights
+        g = math.expm1(factor)
+        b = self.query_set.weighted_sums(self.points[mask], w[mask])
+        a_i = float(w[mask].sum())
+        self.log_weights[mask] += factor
+        self.log_weights -= logsumexp(self.log_weights)
+        self._n_updates += 1
+        if self._n_updates % _REFRESH_EVERY == 0:
+            self.refresh()
+        else:
+            self.answers = (self.answers + g * b) / (1.0 + g * a_i)
+
+
+def sparse_vector_pmw(support, true_answers, n, *, epsilon0, alpha, n_updates, rng):
+    """Offline PMW with the sparse vector technique (APAP, Alg. 3 step 4).
+
+    Parameters
+    ----------
+    support : WeightedSupport
+        Uniform distribution over the representative domain, with the cover's
+        queries.
+    true_answers : ndarray of shape (n_queries,)
+        Private answers of the cover on the private representatives (fractions).
+    n : int
+        Number of private rows (public): the sensitivity of an answer is 1/n.
+    epsilon0 : float
+        Budget of one AboveThreshold instance plus its measurement.
+    alpha : float
+        Target accuracy: threshold ``3 alpha / 4``, learning rate ``alpha / 2``.
+    n_updates : int
+        Largest number of updates ``c``.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    n_done : int
+        Number of updates made (at most ``n_updates``).
+    """
+    sens = 1.0 / n
+    eps_svt = SVT_SHARE * epsilon0
+    eps_meas = epsilon0 - eps_svt
+    threshold = 0.75 * alpha
+    eta = 0.5 * alpha
+    m = true_answers.size
+    start = 0
+    done = 0
+    # AboveThreshold (Dwork & Roth 2014, Alg. 1, Thm 3.23): threshold noise
+    # Lap(2Δ/ε_svt), query noise Lap(4Δ/ε_svt); the query |a_q(D) - a_q(x_t)| has
+    # sensitivity Δ = 1/n since x_t depends only on released values.
+    noisy_threshold = threshold + rng.laplace(scale=2.0 * sens / eps_svt)
+    while done < n_updates:
+        order = np.roll(np.arange(m), -start)
+        err = np.abs(true_answers[order] - support.answers[order])
+        noisy = err + rng.laplace(scale=4.0 * sens / eps_svt, size=m)
+        hits = np.flatnonzero(noisy >= noisy_threshold)
+        if hits.size == 0:
+            # A full pass over the queries found nothing: the instance ends with
+            # every answer below the threshold.
+            break
+        i = int(order[hits[0]])
+        # Laplace measurement of the query found: sensitivity 1/n, ε_meas-DP.
+        measured = laplace_mechanism(
+            true_answers[i], eps_meas, sensitivity=sens, random_state=rng
+        )
+        direction = 1.0 if measured > support.answers[i] else -1.0
+        support.update(i, direction * eta)
+        done += 1
+        start = (i + 1) % m
+        noisy_threshold = threshold + rng.laplace(scale=2.0 * sens / eps_svt)
+    return done
+
+
+def mwem_rounds(
+    support,
+    true_answers,
+    n,
+    *,
+    n_rounds,
+    params,
+    selection,
+    measurement,
+    rng,
+):
+    """MWEM rounds over a public support (PMW^Pub, Liu et al. 2021).
+
+    Parameters
+    ----------
+    support : WeightedSupport
+        Initial distribution (the public empirical distribution) and queries.
+    true_answers : ndarray of shape (n_queries,)
+        Private answers (fractions).
+    n : int
+        Number of private rows (public).
+    n_rounds : int
+        Number of rounds.
+    params : dict
+        From :func:`mwem_round_parameters`.
+    selection : {"exponential", "permute_and_flip"}
+    measurement : {"gaussian", "laplace"}
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    selected : ndarray of shape (n_rounds,)
+        Index of the query measured in each round.
+    """
+    selected = np.empty(n_rounds, dtype=np.intp)
+    eps_sel = params["epsilon_selection"]
+    laplace = (
+        None
+        if measurement == "gaussian"
+        else LaplaceMechanism(params["epsilon_measurement"], sensitivity=1.0 / n)
+    )
+    for r in range(n_rounds):
+        # Score n |a_q(D) - a_q(x_t)|: a count, sensitivity 1 (x_t is public
+        # given the released history).
+        scores = n * np.abs(true_answers - support.answers)
+        if selection == "exponential":
+            i = exponential_mechanism(
+                scores, eps_sel, sensitivity=1.0, random_state=rng
+            )
+        else:
+            i = permute_and_flip(scores, eps_sel, sensitivity=1.0, random_state=rng)
+        if laplace is None:
+            # Gaussian noise of standard deviation σΔ, Δ = 1/n: ρ = 1/(2σ²)-zCDP
+            # (Bun & Steinke 2016, Prop. 1.6); σ from mwem_round_parameters.
+            measured = true_answers[i] + rng.normal(scale=params["sigma"] / n)
+        else:
+            # Laplace mechanism, sensitivity 1/n.
+            measured = laplace.sample(true_answers[i], random_state=rng)
+        # MWEM update (Hardt, Ligett & McSherry 2012): x <- x exp(q (m - q(x)) / 2).
+        support.update(i, 0.5 * (measured - support.answers[i]))
+        selected[r] = i
+    return selected

@@ -1,0 +1,473 @@
+"""PublicAssistedQueryRelease: APAP (Bassily et al. 2020, Alg. 3) and PMW^Pub.
+
+Private query release assisted by public data. ``support="representative"`` is
+APAP exactly: a cover ``H~`` of the query class from the distinct public points
+(steps 1-2), the representative domain ``X_H~`` (Definition 2), private points
+mapped to their representatives, offline Private Multiplicative Weights over
+``(H~, X_H~)`` (Lemma 7), and every query answered by its projection onto ``H~``.
+``support="public"`` runs MWEM-style rounds over the public points themselves
+(PMW^Pub, Liu et al. 2021), which scales to domains far too large for APAP.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from .._public import check_public_data
+from ..accounting import PrivacyAccountant
+from ..utils._rng import check_rng
+from ..utils._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    validate_data,
+)
+from ._base import QueryWorkload
+from ._pmw import (
+    SELECTION_SHARE,
+    WeightedSupport,
+    default_n_updates,
+    mwem_round_parameters,
+    mwem_rounds,
+    sparse_vector_pmw,
+    sparse_vector_pmw_parameters,
+)
+
+__all__ = ["PublicAssistedQueryRelease"]
+
+# Largest default number of MWEM rounds for support="public".
+_MAX_DEFAULT_ROUNDS = 500
+
+
+def default_n_rounds(n, rho, n_queries, n_support):
+    """Default number of MWEM rounds, balancing convergence against noise.
+
+    After ``T`` rounds MW is within about ``sqrt(ln|support| / T)`` of the best
+    distribution on the support, while each round's selection and measurement
+    noise is about ``ln|Q| sqrt(T) / (n sqrt(ρ))`` (per-round budget ``ρ / T``).
+    The two balance at ``T = sqrt(ln|support|) n sqrt(ρ) / ln|Q|``, kept within
+    ``[1, 500]``. Depends on public quantities only (``n`` is public).
+    """
+    log_q = math.log(max(n_queries, 2))
+    log_s = math.log(max(n_support, 2))
+    t = math.sqrt(log_s) * n * math.sqrt(rho) / log_q
+    return int(min(_MAX_DEFAULT_ROUNDS, max(1, math.floor(t))))
+
+
+class PublicAssistedQueryRelease(BaseEstimator):
+    """Differentially private query release assisted by public data.
+
+    Releases a distribution over a finite public support whose answers to a
+    workload of counting queries approximate those of the private rows. The
+    answer to a query is the fraction of rows satisfying it, in ``[0, 1]``
+    (for ``±1``-valued queries the paper's ``E[h(x)]`` is ``2 * answer - 1``).
+
+    Parameters
+    ----------
+    queries : QueryWorkload
+        The workload: :class:`ThresholdQueries`, :class:`StumpQueries`,
+        :class:`MarginalQueries` or :class:`PredicateQueries`. ``answers_``
+        holds its answers; :meth:`transform` answers any other batch.
+    epsilon : float, default=1.0
+        Privacy parameter, ``> 0``.
+    delta : float, default=1e-6
+        Privacy parameter in ``[0, 1)``. ``support="representative"`` and the
+        Gaussian measurement need ``delta > 0``.
+    alpha : float, default=0.05
+        Target accuracy. ``support="representative"``: the PMW threshold is
+        ``3 alpha / 4``, its learning rate ``alpha / 2`` and its number of
+        updates ``ceil(4 ln|X_H~| / alpha²)`` (Dwork & Roth 2014, Thm 4.15, the
+        source of Lemma 7). Not used by ``support="public"``.
+    support : {"representative", "public"}, default="representative"
+        ``"representative"``: APAP (Alg. 3), PMW over the representative domain
+        of the public cover; raises an error when that domain is too large to
+        hold. ``"public"``: PMW^Pub, MWEM rounds over the distinct public points,
+        starting from the public empirical distribution.
+    n_iterations : int, default=None
+        Largest number of PMW updates (``"representative"``) or number of MWEM
+        rounds (``"public"``); the privacy calibration uses it. None chooses it
+        from ``alpha`` (see above) or, for ``"public"``, as
+        ``sqrt(ln|support|) n sqrt(ρ) / ln|Q|`` in ``[1, 500]``, which balances
+        the convergence of MW against the noise of each round (``ρ`` the zCDP
+        budget of ``(epsilon, delta)``; with ``delta=0``, ``epsilon**2 / 2``).
+    selection : {"exponential", "permute_and_flip"}, default="exponential"
+        Selection step of ``support="public"``.
+    measurement : {"gaussian", "laplace"}, default="gaussian"
+        Measurement step of ``support="public"``.
+    accountant : PrivacyAccountant, default=None
+        Ledger checked before any private read and charged ``privacy_spent_``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds every mechanism (independent streams). None draws fresh entropy.
+
+    Attributes
+    ----------
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` has string column names.
+    support_ : ndarray of shape (n_support, n_features)
+        The released distribution's points: the representative domain, or the
+        distinct public points.
+    weights_ : ndarray of shape (n_support,)
+        The released distribution over ``support_`` (sums to 1).
+    answers_ : ndarray of shape (n_queries,)
+        DP answers to the workload ``queries``, in ``[0, 1]``.
+    cover_size_ : int
+        ``|H~|`` (``support="representative"``); the workload size otherwise.
+    n_iterations_ : int
+        The update budget ``c`` or the number of rounds ``T`` used.
+    n_updates_ : int
+        Updates made (``"representative"``: at most ``n_iterations_``; the run
+        stops once a full pass finds no badly answered query).
+    privacy_spent_ : PrivacyCost
+        ``(epsilon, delta)`` spent; never above the parameters.
+    rho_ : float or None
+        zCDP parameter spent by ``support="public"`` (None otherwise, or with
+        ``delta=0``).
+
+    See Also
+    --------
+    ThresholdQueries, StumpQueries, MarginalQueries, PredicateQueries
+
+    Notes
+    -----
+    **Privacy.** (``privacy_spent_``)-DP with respect to the private rows ``X``
+    under replace-one neighbours (``n``, the number of private rows, is treated
+    as public): every answer is a fraction of the ``n`` rows, sensitivity
+    ``1/n``. Not protected: the public rows, the workload, the hyper-parameters.
+
+    * ``"representative"``: the cover and the representative domain depend on
+      public points only, and replacing one private row changes one mapped
+      representative (Theorem 10's proof). PMW is at most ``c`` AboveThreshold
+      instances (threshold noise ``Lap(2/(n ε_svt))``, query noise
+      ``Lap(4/(n ε_svt))``, Dwork & Roth 2014, Thm 3.23), each followed by a
+      Laplace measurement; each instance plus measurement is ``ε0``-DP and the
+      ``c`` of them compose by advanced composition to ``(epsilon, delta)``
+      (:func:`sparse_vector_pmw_parameters`).
+    * ``"public"``: ``T`` rounds of (selection, measurement), accounted in zCDP
+      and converted to ``(epsilon, delta)`` (:func:`mwem_round_parameters`).
+
+    After ``fit`` everything is post-processing: :meth:`transform` and
+    :meth:`sample` read only the released distribution.
+
+    **Accuracy.** APAP answers every query of the class within ``alpha`` when
+    the cover is an ``alpha/4``-cover (about ``d/alpha`` public points, Lemma 11)
+    and the private sample meets Lemma 7 (:func:`pmw_private_sample_size`). The
+    representative domain grows exponentially with the dimension (it has one
+    point per cell of the cover's dual), hence ``support="public"``.
+
+    References
+    ----------
+    R. Bassily, A. Cheu, S. Moran, A. Nikolov, J. Ullman, Z. S. Wu. Private Query
+    Release Assisted by Public Data. ICML 2020.
+
+    T. Liu, G. Vietri, T. Steinke, J. Ullman, Z. S. Wu. Leveraging Public Data
+    for Practical Private Query Release. ICML 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate import PublicData
+    >>> from sklearn_semiprivate.query_release import (
+    ...     PublicAssistedQueryRelease, ThresholdQueries)
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(20000, 1))
+    >>> X_pub = rng.normal(size=(50, 1))
+    >>> queries = ThresholdQueries(np.linspace(-2, 2, 9))
+    >>> qr = PublicAssistedQueryRelease(queries, epsilon=1.0, alpha=0.1,
+    ...                                 random_state=0)
+    >>> qr = qr.fit(X, X_public=PublicData(X_pub))
+    >>> err = np.abs(qr.answers_ - queries.evaluate(X)).max()
+    >>> bool(err < 0.1)
+    True
+    >>> qr.sample(3, random_state=0).shape
+    (3, 1)
+    """
+
+    __metadata_request__fit = {"X_public": True}
+
+    _parameter_constraints = {
+        "queries": [QueryWorkload],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="left")],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "support": [StrOptions({"representative", "public"})],
+        "n_iterations": [None, Interval(Integral, 1, None, closed="left")],
+        "selection": [StrOptions({"exponential", "permute_and_flip"})],
+        "measurement": [StrOptions({"gaussian", "laplace"})],
+        "accountant": [PrivacyAccountant, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        queries,
+        *,
+        epsilon=1.0,
+        delta=1e-6,
+        alpha=0.05,
+        support="representative",
+        n_iterations=None,
+        selection="exponential",
+        measurement="gaussian",
+        accountant=None,
+        random_state=None,
+    ):
+        self.queries = queries
+        self.epsilon = epsilon
+        self.delta = delta
+        self.alpha = alpha
+        self.support = support
+        self.n_iterations = n_iterations
+        self.selection = selection
+        self.measurement = measurement
+        self.accountant = accountant
+        self.random_state = random_state
+
+    def _check_delta(self):
+        if self.delta > 0:
+            return
+        if self.support == "representative":
+            raise ValueError(
+                "support='representative' needs delta > 0: the PMW of Lemma 7 is "
+                "(epsilon, delta)-DP by advanced composition. Pass delta > 0, or "
+                "support='public' with measurement='laplace' for pure DP."
+            )
+        if self.measurement == "gaussian":
+            raise ValueError(
+                "measurement='gaussian' needs delta > 0 (the Gaussian mechanism is "
+                "not pure DP). Pass delta > 0, or measurement='laplace'."
+            )
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None, X_public=None):
+        """Release the private rows' answers, using the public rows freely.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Private rows (protected), in the workload's declared domain.
+        y : None
+            Ignored.
+        X_public : PublicData or array-like of shape (n_public, n_features)
+            Public rows (required), in the workload's declared domain.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        self._check_delta()
+        seed = np.random.SeedSequence(check_rng(self.random_state).integers(2**63))
+        rng = np.random.default_rng(seed.spawn(1)[0])
+        X = validate_data(self, X, reset=True, dtype=np.float64)
+        Xp, _ = check_public_data(
+            X_public,
+            None,
+            n_features=X.shape[1],
+            n_private=X.shape[0],
+            feature_names=getattr(self, "feature_names_in_", None),
+            required=True,
+        )
+        workload = self.queries
+        Xp = workload._check_points(Xp, "X_public")
+        X = workload._check_points(X, "X")
+        query_set = workload._bind(X.shape[1])
+        if query_set.n_queries == 0:
+            raise ValueError("The workload is empty: it holds no query.")
+        distinct = np.unique(Xp, axis=0)  # Alg. 3 step 1: distinct public points
+        n = X.shape[0]
+
+        if self.support == "representative":
+            self._fit_representative(workload, X, distinct, n, rng)
+        else:
+            self._fit_public(query_set, X, distinct, Xp, n, rng)
+        if self.accountant is not None:
+            self.accountant.spend(*self.privacy_spent_)
+        self.answers_ = self._answer(query_set)
+        return self
+
+    def _fit_representative(self, workload, X, distinct, n, rng):
+        # Alg. 3 steps 1-2: the cover, from the distinct public points only.
+        cover = workload._cover(distinct)
+        # Definition 2: the representative domain of the cover (public); raises
+        # RepresentativeDomainTooLarge (a ValueError) pointing to support="public".
+        reps, class_map = workload._representative_domain(cover, distinct)
+        c = (
+            self.n_iterations
+            if self.n_iterations is not None
+            else default_n_updates(self.alpha, reps.shape[0])
+        )
+        eps0, cost = sparse_vector_pmw_parameters(self.epsilon, self.delta, c)
+        if self.accountant is not None:
+            # Checked before the first private read; nothing spent on refusal.
+            self.accountant.check(*cost)
+        # Alg. 3 step 3: each private row replaced by its representative. A
+        # changed row changes one representative: the histogram moves by one
+        # count in two cells, every cover answer by at most 1/n.
+        counts = np.bincount(class_map(X), minlength=reps.shape[0])
+        support = WeightedSupport(cover, reps)
+        # The cover's exact answers on the private representatives; read only by
+        # the mechanisms inside sparse_vector_pmw (sensitivity 1/n each).
+        true_answers = cover.weighted_sums(reps, counts / n)
+        # Alg. 3 step 4: offline PMW over (H~, X_H~).
+        self.n_updates_ = sparse_vector_pmw(
+            support,
+            true_answers,
+            n,
+            epsilon0=eps0,
+            alpha=self.alpha,
+            n_updates=c,
+            rng=rng,
+        )
+        support.refresh()
+        self.cover_ = cover
+        self._public_points = distinct
+        self._cover_answers = np.clip(support.answers, 0.0, 1.0)
+        self.cover_size_ = cover.n_queries
+        self.support_ = reps
+        self.weights_ = support.weights
+        self.n_iterations_ = int(c)
+        self.epsilon0_ = eps0
+        self.rho_ = None
+        self.privacy_spent_ = cost
+
+    def _fit_public(self, query_set, X, distinct, Xp, n, rng):
+        # Initial distribution: the public empirical distribution on the
+        # distinct public points (Liu et al. 2021).
+        _, counts = np.unique(Xp, axis=0, return_counts=True)
+        if self.delta > 0:
+            from ._pmw import approx_dp_to_zcdp
+
+            rho = approx_dp_to_zcdp(self.epsilon, self.delta)
+        else:
+            # Pure DP: the default rule reads the same per-round budget.
+            rho = self.epsilon**2 / 2.0
+        t = (
+            self.n_iterations
+            if self.n_iterations is not None
+            else default_n_rounds(n, rho, query_set.n_queries, distinct.shape[0])
+        )
+        params = mwem_round_parameters(
+            self.epsilon,
+            self.delta,
+            t,
+            selection=self.selection,
+            measurement=self.measurement,
+        )
+        if self.accountant is not None:
+            self.accountant.check(*params["cost"])
+        support = WeightedSupport(query_set, distinct, counts.astype(np.float64))
+        # The workload's exact answers on the private rows; read only by the
+        # selection (sensitivity 1 on counts) and measurement (sensitivity 1/n)
+        # mechanisms inside mwem_rounds.
+        true_answers = query_set.answers(X)
+        self.selected_ = mwem_rounds(
+            support,
+            true_answers,
+            n,
+            n_rounds=t,
+            params=params,
+            selection=self.selection,
+            measurement=self.measurement,
+            rng=rng,
+        )
+        support.refresh()
+        self.cover_size_ = query_set.n_queries
+        self.support_ = distinct
+        self.weights_ = support.weights
+        self.n_iterations_ = int(t)
+        self.n_updates_ = int(t)
+        self.rho_ = params["rho"]
+        self.selection_share_ = SELECTION_SHARE
+        self.privacy_spent_ = params["cost"]
+
+    def _answer(self, query_set):
+        """Answers of a bound query list: post-processing of the fitted state."""
+        if self.support == "representative":
+            from ._base import project_by_public_labels
+
+            # Alg. 3, function G: answer h by the cover member that labels the
+            # public points as h does.
+            member = project_by_public_labels(
+                self.cover_, query_set, self._public_points
+            )
+            if np.any(member < 0):
+                bad = int(np.flatnonzero(member < 0)[0])
+                raise ValueError(
+                    f"Query {bad} labels the public points in a way no member of the "
+                    "cover does: it is not in the query class the release was fitted "
+                    "for. Use the same kind of workload, or support='public'."
+                )
+            return self._cover_answers[member]
+        return query_set.answers(self.support_, self.weights_)
+
+    def transform(self, queries):
+        """DP answers to a batch of queries (post-processing, deterministic).
+
+        Parameters
+        ----------
+        queries : QueryWorkload or array-like
+            A workload; or query parameters for a workload of the fitted kind:
+            thresholds for :class:`ThresholdQueries` and :class:`StumpQueries`,
+            a list of callables for :class:`PredicateQueries`.
+
+        Returns
+        -------
+        answers : ndarray of shape (n_queries,)
+            Fractions in ``[0, 1]``.
+        """
+        check_is_fitted(self)
+        if not isinstance(queries, QueryWorkload):
+            queries = self._workload_like(queries)
+        return self._answer(queries._bind(self.n_features_in_))
+
+    def _workload_like(self, spec):
+        from ._marginals import PredicateQueries
+        from ._workloads import StumpQueries, ThresholdQueries
+
+        fitted = self.queries
+        if isinstance(fitted, ThresholdQueries):
+            return ThresholdQueries(spec)
+        if isinstance(fitted, StumpQueries):
+            return StumpQueries(spec, features=fitted.features)
+        if isinstance(fitted, PredicateQueries):
+            return PredicateQueries(spec, domain=fitted.domain)
+        raise TypeError(
+            f"Pass a QueryWorkload to transform for a {type(fitted).__name__} release."
+        )
+
+    def sample(self, n_samples, random_state=None):
+        """Synthetic rows drawn from the released distribution (post-processing).
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of rows, ``>= 0``.
+        random_state : int, RandomState instance or None, default=None
+            Source of randomness of the draw.
+
+        Returns
+        -------
+        X_synthetic : ndarray of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        if (
+            isinstance(n_samples, bool)
+            or not isinstance(n_samples, Integral)
+            or n_samples < 0
+        ):
+            raise ValueError(f"n_samples must be an integer >= 0, got {n_samples!r}.")
+        rng = check_rng(random_state)
+        idx = rng.choice(self.support_.shape[0], size=int(n_samples), p=self.weights_)
+        return self.support_[idx].copy()
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags

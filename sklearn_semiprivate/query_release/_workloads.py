@@ -1,0 +1,292 @@
+"""Threshold and decision-stump workloads, evaluated by sorting and prefix sums.
+
+* ``ThresholdQueries``: ``q_t(x) = 1[x <= t]`` on the real line (the empirical
+  CDF at ``t``); the class is every threshold.
+* ``StumpQueries``: ``q_{j,t}(x) = 1[x[j] > t]``; on ``{±1}^p`` with ``t = 0``
+  these are the coordinate queries ``h_j(x) = x_j`` of Bassily et al. (2020),
+  Definition 12, as fractions ``(1 + E[x_j]) / 2``. The class is every axis
+  stump, in both orientations.
+
+Answers on ``n`` weighted rows for ``m`` queries take ``O((n + m) log n)`` per
+feature: sort the rows once, prefix-sum the weights, locate the thresholds with
+``searchsorted``. No ``n x m`` matrix.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import numpy as np
+
+from ..hypotheses import DecisionStumps, Thresholds
+from ..utils._validation import check_real_array
+from ._base import (
+    MAX_REPRESENTATIVES,
+    QueryWorkload,
+    RepresentativeDomainTooLarge,
+    _QuerySet,
+    too_large_message,
+)
+
+__all__ = ["StumpQueries", "ThresholdQueries"]
+
+
+def _count_at_most(values, weights, thresholds):
+    """``sum(weights[values <= t])`` for every ``t``, by sorting: O((n + m) log n)."""
+    order = np.argsort(values, kind="stable")
+    cum = np.concatenate([[0.0], np.cumsum(weights[order])])
+    return cum[np.searchsorted(values[order], thresholds, side="right")]
+
+
+class _StumpSet(_QuerySet):
+    """Queries ``1[x[f] > t]`` (``upper``) or ``1[x[f] <= t]`` (not ``upper``).
+
+    Constants are stumps with an infinite threshold (``x > -inf`` is always true,
+    ``x > inf`` never), so they need no special case.
+    """
+
+    def __init__(self, n_features, features, thresholds, upper):
+        self.n_features = n_features
+        self.features = np.asarray(features, dtype=np.intp)
+        self.thresholds = np.asarray(thresholds, dtype=np.float64)
+        self.upper = np.asarray(upper, dtype=bool)
+
+    @property
+    def n_queries(self):
+        return int(self.features.size)
+
+    def weighted_sums(self, X, weights):
+        out = np.empty(self.n_queries)
+        total = weights.sum()
+        for f in np.unique(self.features):
+            sel = np.flatnonzero(self.features == f)
+            at_most = _count_at_most(X[:, f], weights, self.thresholds[sel])
+            out[sel] = np.where(self.upper[sel], total - at_most, at_most)
+        return out
+
+    def labels(self, X, start, stop):
+        f = self.features[start:stop]
+        t = self.thresholds[start:stop, None]
+        vals = X[:, f].T
+        return np.where(self.upper[start:stop, None], vals > t, vals <= t)
+
+    def take(self, indices):
+        return _StumpSet(
+            self.n_features,
+            self.features[indices],
+            self.thresholds[indices],
+            self.upper[indices],
+        )
+
+
+def _stump_cover_as_queries(cover):
+    """The members of a 0/1 ``StumpCover`` as ``_StumpSet`` queries, in order.
+
+    Member 0 is "always 0", member 1 "always 1"; then, per kept split ``p``, the
+    label pairs ``(0, 1)`` (``x <= t -> 0 else 1``: ``1[x > t]``) and ``(1, 0)``
+    (``1[x <= t]``), in the cover's own member order.
+    """
+    n_splits = cover.features_.size
+    feats = np.concatenate([[0, 0], np.repeat(cover.features_, 2)])
+    thr = np.concatenate([[np.inf, -np.inf], np.repeat(cover.thresholds_, 2)])
+    upper = np.concatenate([[True, True], np.tile([True, False], n_splits)])
+    return _StumpSet(cover.n_features_in_, feats, thr, upper)
+
+
+def _grid_domain(cover_set, X_public):
+    """Definition 2 for axis stumps: the grid of the kept thresholds.
+
+    Two points are equivalent under the cover iff, for every feature, they fall
+    in the same interval between consecutive kept thresholds of that feature;
+    every cell of that grid is non-empty, so the classes are exactly the cells.
+    A cell's representative takes, per feature, the smallest public value in
+    its interval (one exists: thresholds are midpoints between public values).
+    """
+    n_features = X_public.shape[1]
+    keep = np.isfinite(cover_set.thresholds)
+    per_feature_thr, per_feature_rep = [], []
+    for j in range(n_features):
+        thr = np.unique(cover_set.thresholds[keep & (cover_set.features == j)])
+        values = np.unique(X_public[:, j])
+        first_above = np.searchsorted(values, thr, side="right")
+        per_feature_thr.append(thr)
+        per_feature_rep.append(np.concatenate([values[:1], values[first_above]]))
+    sizes = [r.size for r in per_feature_rep]
+    n_cells = 1
+    for s in sizes:
+        n_cells *= s
+    if n_cells > MAX_REPRESENTATIVES:
+        raise RepresentativeDomainTooLarge(
+            too_large_message("", n_cells, MAX_REPRESENTATIVES)
+        )
+    grids = np.meshgrid(*per_feature_rep, indexing="ij")
+    reps = np.column_stack([g.ravel() for g in grids])
+    strides = np.ones(n_features, dtype=np.int64)
+    for j in range(n_features - 2, -1, -1):
+        strides[j] = strides[j + 1] * sizes[j + 1]
+
+    def class_map(X):
+        idx = np.zeros(X.shape[0], dtype=np.int64)
+        for j in range(n_features):
+            # side="left": x <= t falls in the cell below t, as the queries do.
+            cell = np.searchsorted(per_feature_thr[j], X[:, j], side="left")
+            idx += strides[j] * cell
+        return idx
+
+    return reps, class_map
+
+
+class ThresholdQueries(QueryWorkload):
+    """Threshold queries on the real line: ``q_t(x) = 1[x <= t]``.
+
+    The answer to ``q_t`` is the (weighted) empirical CDF at ``t``. The query
+    class is every threshold ``t`` in ``R``; the workload is the finite list
+    ``thresholds``. Data have exactly one feature.
+
+    Parameters
+    ----------
+    thresholds : array-like of shape (n_queries,)
+        Finite thresholds ``t``.
+
+    Attributes
+    ----------
+    thresholds : ndarray of shape (n_queries,)
+        The validated thresholds.
+
+    See Also
+    --------
+    StumpQueries : Axis thresholds on several features.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.query_release import ThresholdQueries
+    >>> q = ThresholdQueries([0.0, 1.5, 3.0])
+    >>> q.evaluate([[1.0], [2.0], [2.0], [4.0]]).tolist()
+    [0.0, 0.25, 0.75]
+    """
+
+    def __init__(self, thresholds):
+        t = np.asarray(thresholds)
+        if t.ndim != 1:
+            raise ValueError(
+                "thresholds must be a 1-D array of thresholds (one query each), got "
+                f"shape {t.shape}."
+            )
+        self.thresholds = check_real_array(t, "thresholds")
+
+    def __repr__(self):
+        return f"ThresholdQueries(n_queries={self.thresholds.size})"
+
+    def _check_points(self, X, name):
+        if X.shape[1] != 1:
+            raise ValueError(
+                f"ThresholdQueries are 1-D: {name} must have exactly one feature, "
+                f"got {X.shape[1]}. Use StumpQueries for several features."
+            )
+        return X
+
+    def _bind(self, n_features):
+        if n_features != 1:
+            raise ValueError(
+                "ThresholdQueries are 1-D: the data must have exactly one feature, "
+                f"got {n_features}. Use StumpQueries for several features."
+            )
+        t = self.thresholds
+        return _StumpSet(1, np.zeros(t.size), t, np.zeros(t.size, dtype=bool))
+
+    def _cover(self, X_public):
+        # Alg. 3 steps 1-2 for thresholds: the Thresholds cover (one member per
+        # distinct labeling of the distinct public values), read as queries.
+        cover = _stump_cover_as_queries(Thresholds().cover(X_public))
+        # The class {x <= t} has one orientation: keep the constants and the
+        # members 1[x <= t] (the pairs (1, 0)); sorted by threshold.
+        keep = ~cover.upper | np.isinf(cover.thresholds)
+        members = cover.take(np.flatnonzero(keep))
+        order = np.argsort(
+            np.where(members.upper, -members.thresholds, members.thresholds),
+            kind="stable",
+        )
+        members = members.take(order)
+        # Constants as thresholds: x <= -inf never, x <= +inf always.
+        thr = np.where(members.upper, -members.thresholds, members.thresholds)
+        return _StumpSet(1, np.zeros(thr.size), thr, np.zeros(thr.size, dtype=bool))
+
+    def _representative_domain(self, cover, X_public):
+        # Definition 2 on the line: the cells (-inf, t_1], (t_1, t_2], ...,
+        # (t_M, inf) of the finite cover thresholds, one public value in each.
+        return _grid_domain(cover, X_public)
+
+
+class StumpQueries(QueryWorkload):
+    """Decision-stump queries ``q_{j,t}(x) = 1[x[j] > t]`` on every feature.
+
+    On ``{±1}^p`` the default (``thresholds=0``) gives the coordinate queries
+    ``h_j(x) = x_j`` of Bassily et al. (2020), Definition 12, answered as the
+    fraction of rows with ``x_j = +1``, i.e. ``(1 + E[x_j]) / 2``. On real
+    features, a list of thresholds gives axis thresholds. The query class is
+    every axis stump in both orientations (``1[x[j] > t]`` and
+    ``1[x[j] <= t]``).
+
+    Parameters
+    ----------
+    thresholds : float or array-like of shape (n_thresholds,), default=0.0
+        Thresholds, each applied to every feature in ``features``.
+    features : array-like of int, default=None
+        Features to query; None is every feature.
+
+    Attributes
+    ----------
+    thresholds : ndarray of shape (n_thresholds,)
+    features : ndarray of int or None
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.query_release import StumpQueries
+    >>> X = np.array([[1, -1, 1], [1, 1, -1], [-1, -1, -1], [1, -1, -1]])
+    >>> StumpQueries().evaluate(X).tolist()  # fraction of +1 per coordinate
+    [0.75, 0.25, 0.25]
+    """
+
+    def __init__(self, thresholds=0.0, features=None):
+        t = np.asarray(thresholds)
+        if t.ndim > 1:
+            raise ValueError(
+                f"thresholds must be a number or a 1-D array, got shape {t.shape}."
+            )
+        self.thresholds = check_real_array(np.atleast_1d(t), "thresholds")
+        if features is None:
+            self.features = None
+        else:
+            f = np.asarray(features)
+            if f.ndim != 1 or f.size == 0 or not np.issubdtype(f.dtype, np.integer):
+                raise ValueError(
+                    "features must be a non-empty 1-D array of feature indices, got "
+                    f"{features!r}."
+                )
+            if np.any(f < 0):
+                raise ValueError("features must be non-negative indices.")
+            self.features = f.astype(np.intp)
+
+    def __repr__(self):
+        feats = "all" if self.features is None else self.features.tolist()
+        return f"StumpQueries(n_thresholds={self.thresholds.size}, features={feats})"
+
+    def _bind(self, n_features):
+        feats = np.arange(n_features) if self.features is None else self.features
+        if feats.max() >= n_features:
+            raise ValueError(
+                f"StumpQueries refers to feature {int(feats.max())}, but the data "
+                f"have {n_features} features."
+            )
+        f = np.repeat(feats, self.thresholds.size)
+        t = np.tile(self.thresholds, feats.size)
+        return _StumpSet(n_features, f, t, np.ones(f.size, dtype=bool))
+
+    def _cover(self, X_public):
+        # Alg. 3 steps 1-2: the DecisionStumps cover (one member per distinct
+        # labeling of the distinct public points, deduplicated exactly across
+        # features and orientations), read as queries.
+        return _stump_cover_as_queries(DecisionStumps().cover(X_public))
+
+    def _representative_domain(self, cover, X_public):
+        return _grid_domain(cover, X_public)

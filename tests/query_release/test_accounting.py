@@ -1,0 +1,156 @@
+"""The MW/PMW privacy accounting, asserted exactly against closed forms."""
+
+import math
+
+import numpy as np
+import pytest
+
+from sklearn_semiprivate import PublicData
+from sklearn_semiprivate.accounting import PrivacyCost
+from sklearn_semiprivate.query_release import (
+    PublicAssistedQueryRelease,
+    ThresholdQueries,
+    approx_dp_to_zcdp,
+    mwem_round_parameters,
+    pmw_private_sample_size,
+    sparse_vector_pmw_parameters,
+    zcdp_to_approx_dp,
+)
+
+
+def test_zcdp_conversion_closed_form():
+    # Bun & Steinke 2016, Prop. 1.3: eps = rho + 2 sqrt(rho ln(1/delta)).
+    assert zcdp_to_approx_dp(0.5, math.exp(-2.0)) == 0.5 + 2.0 * math.sqrt(1.0)
+    assert zcdp_to_approx_dp(0.0, 1e-6) == 0.0
+    # ln(1/delta) = 4, eps = 5: rho = (sqrt(9) - sqrt(4))^2 = 1.
+    rho = approx_dp_to_zcdp(5.0, math.exp(-4.0))
+    assert math.isclose(rho, 1.0, rel_tol=1e-14)
+    assert zcdp_to_approx_dp(rho, math.exp(-4.0)) <= 5.0
+    for eps, delta in [(0.1, 1e-6), (1.0, 1e-9), (8.0, 1e-3)]:
+        rho = approx_dp_to_zcdp(eps, delta)
+        L = math.log(1 / delta)
+        assert math.isclose(rho, (math.sqrt(L + eps) - math.sqrt(L)) ** 2, rel_tol=1e-9)
+        assert zcdp_to_approx_dp(rho, delta) <= eps
+        assert zcdp_to_approx_dp(rho, delta) >= eps * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("selection", ["exponential", "permute_and_flip"])
+@pytest.mark.parametrize("measurement", ["gaussian", "laplace"])
+def test_mwem_round_parameters_closed_form(selection, measurement):
+    eps, delta, t = 1.0, 1e-6, 10
+    p = mwem_round_parameters(
+        eps, delta, t, selection=selection, measurement=measurement
+    )
+    rho = approx_dp_to_zcdp(eps, delta)
+    rho_half = rho / t / 2
+    # Exponential mechanism: eps^2/8-zCDP; permute-and-flip: eps^2/2-zCDP.
+    factor = 8.0 if selection == "exponential" else 2.0
+    assert p["epsilon_selection"] == math.sqrt(factor * rho_half)
+    if measurement == "gaussian":
+        assert p["sigma"] == 1.0 / math.sqrt(2.0 * rho_half)  # rho = 1/(2 sigma^2)
+    else:
+        assert p["epsilon_measurement"] == math.sqrt(2.0 * rho_half)
+    assert math.isclose(p["rho"], rho, rel_tol=1e-12)
+    assert p["cost"] == PrivacyCost(zcdp_to_approx_dp(p["rho"], delta), delta)
+    assert math.isclose(p["cost"].epsilon, eps, rel_tol=1e-12)
+
+
+def test_mwem_pure_dp_basic_composition():
+    p = mwem_round_parameters(
+        1.0, 0.0, 4, selection="exponential", measurement="laplace"
+    )
+    assert p["epsilon_selection"] == 0.125 and p["epsilon_measurement"] == 0.125
+    assert p["cost"] == PrivacyCost(1.0, 0.0)
+    with pytest.raises(ValueError, match="delta > 0"):
+        mwem_round_parameters(
+            1.0, 0.0, 4, selection="exponential", measurement="gaussian"
+        )
+
+
+def test_mwem_accounting_mutant_is_caught():
+    # A mutant that forgets to split rho over the rounds (rho per round = rho)
+    # spends T times the budget: the closed-form check above would fail.
+    eps, delta, t = 1.0, 1e-6, 10
+    rho = approx_dp_to_zcdp(eps, delta)
+    mutant_spent = t * (math.sqrt(8 * rho / 2) ** 2 / 8 + rho / 2)
+    assert zcdp_to_approx_dp(mutant_spent, delta) > 3 * eps
+
+
+def test_sparse_vector_pmw_parameters_closed_form():
+    eps, delta = 1.0, 1e-6
+    # One instance: basic composition, the whole budget.
+    assert sparse_vector_pmw_parameters(eps, delta, 1) == (1.0, PrivacyCost(1.0, 0.0))
+    # delta = 0: basic composition, eps / c each.
+    eps0, cost = sparse_vector_pmw_parameters(eps, 0.0, 8)
+    assert eps0 == 0.125 and cost == PrivacyCost(1.0, 0.0)
+    # Many instances: advanced composition (Dwork & Roth 2014, Thm 3.20) is tight
+    # at eps: sqrt(2 c ln(1/delta)) e0 + c e0 (exp(e0) - 1) = eps.
+    c = 1000
+    eps0, cost = sparse_vector_pmw_parameters(eps, delta, c)
+    advanced = math.sqrt(2 * c * math.log(1 / delta)) * eps0 + c * eps0 * math.expm1(
+        eps0
+    )
+    assert cost.epsilon == advanced <= eps
+    assert math.isclose(advanced, eps, rel_tol=1e-12)
+    assert cost.delta == delta
+    assert eps0 > eps / c  # better than basic composition
+    # Mutant: eps0 larger by 1% overspends.
+    e = 1.01 * eps0
+    assert math.sqrt(2 * c * math.log(1 / delta)) * e + c * e * math.expm1(e) > eps
+
+
+def test_lemma7_sample_size_formula():
+    a, b, e, d, nx, nh = 0.1, 0.05, 0.5, 1e-6, 100, 100
+    expected = (
+        200
+        / (e * a**2)
+        * math.sqrt(math.log(nx) * math.log(2 / d))
+        * (math.log(nh) + math.log(128 * math.log(nx) / (a**2 * b)))
+    )
+    assert pmw_private_sample_size(a, b, e, d, nx, nh) == expected
+
+
+def _data():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(500, 1)), PublicData(rng.normal(size=(30, 1)))
+
+
+@pytest.mark.parametrize("n_iterations", [None, 7])
+def test_estimator_spends_exactly_the_stated_cost_representative(n_iterations):
+    X, pub = _data()
+    qr = PublicAssistedQueryRelease(
+        ThresholdQueries([0.0]),
+        epsilon=0.7,
+        delta=1e-5,
+        alpha=0.2,
+        n_iterations=n_iterations,
+        random_state=0,
+    ).fit(X, X_public=pub)
+    # Default: c = ceil(4 ln|X~| / alpha^2), |X~| = 30 distinct public values.
+    c = n_iterations or math.ceil(4 * math.log(30) / 0.2**2)
+    assert qr.n_iterations_ == c
+    eps0, cost = sparse_vector_pmw_parameters(0.7, 1e-5, c)
+    assert qr.epsilon0_ == eps0
+    assert qr.privacy_spent_ == cost
+    assert qr.privacy_spent_.epsilon <= 0.7 and qr.privacy_spent_.delta <= 1e-5
+    assert qr.n_updates_ <= c
+
+
+def test_estimator_spends_exactly_the_stated_cost_public():
+    X, pub = _data()
+    qr = PublicAssistedQueryRelease(
+        ThresholdQueries([0.0, 1.0]),
+        epsilon=0.7,
+        delta=1e-5,
+        support="public",
+        n_iterations=6,
+        selection="permute_and_flip",
+        random_state=0,
+    ).fit(X, X_public=pub)
+    p = mwem_round_parameters(
+        0.7, 1e-5, 6, selection="permute_and_flip", measurement="gaussian"
+    )
+    assert qr.privacy_spent_ == p["cost"]
+    assert qr.rho_ == p["rho"]
+    assert math.isclose(qr.rho_, approx_dp_to_zcdp(0.7, 1e-5), rel_tol=1e-12)
+    assert qr.selected_.shape == (6,)

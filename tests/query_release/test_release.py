@@ -1,0 +1,203 @@
+"""PublicAssistedQueryRelease: accuracy sanity, post-processing, bad input."""
+
+import numpy as np
+import pytest
+from sklearn.utils._param_validation import InvalidParameterError
+
+from sklearn_semiprivate import PrivacyAccountant, PrivacyBudgetError, PublicData
+from sklearn_semiprivate.query_release import (
+    MarginalQueries,
+    PredicateQueries,
+    PublicAssistedQueryRelease,
+    StumpQueries,
+    ThresholdQueries,
+)
+
+THRESHOLDS = ThresholdQueries(np.linspace(-2.5, 2.5, 21))
+
+
+def _max_error(support, n, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 1))
+    pub = PublicData(rng.normal(size=(100, 1)))
+    qr = PublicAssistedQueryRelease(
+        THRESHOLDS, epsilon=1.0, alpha=0.1, support=support, random_state=seed
+    ).fit(X, X_public=pub)
+    return np.abs(qr.answers_ - THRESHOLDS.evaluate(X)).max()
+
+
+@pytest.mark.parametrize("support", ["representative", "public"])
+def test_max_error_decreases_with_n_private(support):
+    small = np.mean([_max_error(support, 300, s) for s in range(3)])
+    large = np.mean([_max_error(support, 30_000, s) for s in range(3)])
+    assert large < small
+    assert large < 0.1  # the target accuracy alpha
+
+
+def test_public_support_beats_shifted_public_data():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 1))
+    X_pub = rng.normal(loc=0.7, size=(400, 1))  # selection-shifted public data
+    public_only = np.abs(THRESHOLDS.evaluate(X_pub) - THRESHOLDS.evaluate(X)).max()
+    qr = PublicAssistedQueryRelease(THRESHOLDS, support="public", random_state=0).fit(
+        X, X_public=PublicData(X_pub)
+    )
+    err = np.abs(qr.answers_ - THRESHOLDS.evaluate(X)).max()
+    assert err < public_only / 3
+
+
+def test_post_processing_is_deterministic_and_consistent():
+    rng = np.random.default_rng(1)
+    X = np.where(rng.random((2000, 4)) < [0.2, 0.4, 0.6, 0.8], 1.0, -1.0)
+    pub = PublicData(np.where(rng.random((40, 4)) < 0.5, 1.0, -1.0))
+    for support in ("representative", "public"):
+        qr = PublicAssistedQueryRelease(
+            StumpQueries(), alpha=0.2, support=support, random_state=0
+        ).fit(X, X_public=pub)
+        a = qr.transform(StumpQueries())
+        np.testing.assert_array_equal(a, qr.transform(StumpQueries()))
+        np.testing.assert_array_equal(a, qr.answers_)
+        assert np.all((a >= 0) & (a <= 1))
+        assert np.isclose(qr.weights_.sum(), 1.0)
+        # The answers are those of the released distribution.
+        np.testing.assert_allclose(
+            a, StumpQueries().evaluate(qr.support_, sample_weight=qr.weights_)
+        )
+        # Query parameters instead of a workload.
+        np.testing.assert_array_equal(qr.transform([0.0]), a)
+        s1, s2 = qr.sample(50, random_state=3), qr.sample(50, random_state=3)
+        np.testing.assert_array_equal(s1, s2)
+        assert s1.shape == (50, 4)
+        assert np.all(np.isin(s1, [-1.0, 1.0]))
+
+
+def test_same_seed_same_release():
+    rng = np.random.default_rng(2)
+    X, pub = rng.normal(size=(300, 1)), PublicData(rng.normal(size=(20, 1)))
+    a = PublicAssistedQueryRelease(THRESHOLDS, random_state=5).fit(X, X_public=pub)
+    b = PublicAssistedQueryRelease(THRESHOLDS, random_state=5).fit(X, X_public=pub)
+    np.testing.assert_array_equal(a.answers_, b.answers_)
+
+
+def test_marginals_both_supports_and_projection():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(3000, 4)).astype(float)
+    pub = PublicData(rng.integers(0, 3, size=(100, 4)).astype(float))
+    q = MarginalQueries(k=2, n_categories=3)
+    rep = PublicAssistedQueryRelease(q, alpha=0.2, n_iterations=50, random_state=0)
+    rep.fit(X, X_public=pub)
+    assert rep.answers_.shape == (6 * 9,)
+    assert rep.cover_size_ <= 6 * 9 + 1
+    # A query outside the fitted class cannot be projected onto the cover.
+    with pytest.raises(ValueError, match="not in the query class"):
+        rep.transform(MarginalQueries(k=1, n_categories=3))
+    pub_qr = PublicAssistedQueryRelease(q, support="public", random_state=0)
+    pub_qr.fit(X, X_public=pub)
+    # Any workload is answered by the released distribution over public points.
+    assert pub_qr.transform(MarginalQueries(k=1, n_categories=3)).shape == (12,)
+
+
+def test_predicates_release():
+    domain = np.array([[i, j] for i in range(3) for j in range(3)], float)
+    preds = [lambda X: X[:, 0] > 0, lambda X: X[:, 1] == 2]
+    rng = np.random.default_rng(0)
+    X = domain[rng.integers(0, 9, 2000)]
+    pub = PublicData(domain[rng.integers(0, 9, 30)])
+    qr = PublicAssistedQueryRelease(
+        PredicateQueries(preds, domain=domain), alpha=0.2, random_state=0
+    ).fit(X, X_public=pub)
+    assert qr.transform(preds).shape == (2,)
+
+
+def test_accountant_is_charged_and_refuses():
+    rng = np.random.default_rng(0)
+    X, pub = rng.normal(size=(100, 1)), PublicData(rng.normal(size=(10, 1)))
+    acc = PrivacyAccountant(epsilon=1.5, delta=1e-5)
+    qr = PublicAssistedQueryRelease(THRESHOLDS, accountant=acc, random_state=0)
+    qr.fit(X, X_public=pub)
+    assert acc.spent() == qr.privacy_spent_
+    with pytest.raises(PrivacyBudgetError):
+        qr.fit(X, X_public=pub)
+    assert len(acc.history) == 1
+
+
+# --- bad input -----------------------------------------------------------------
+
+
+def _fit(X, X_public, **kw):
+    kw.setdefault("random_state", 0)
+    queries = kw.pop("queries", THRESHOLDS)
+    return PublicAssistedQueryRelease(queries, **kw).fit(X, X_public=X_public)
+
+
+def test_no_public_data():
+    with pytest.raises(ValueError, match="requires public data"):
+        _fit(np.zeros((10, 1)), None)
+
+
+def test_empty_public_data():
+    with pytest.raises(ValueError, match="empty"):
+        _fit(np.zeros((10, 1)), PublicData(np.zeros((0, 1))))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nan_inf(bad):
+    X = np.zeros((10, 1))
+    X[3] = bad
+    with pytest.raises(ValueError, match=r"NaN|infinity"):
+        _fit(X, PublicData(np.zeros((5, 1))))
+    with pytest.raises(ValueError, match=r"NaN|infinity"):
+        _fit(np.zeros((10, 1)), PublicData(X))
+
+
+def test_public_points_outside_declared_domain():
+    q = MarginalQueries(k=1, n_categories=2)
+    with pytest.raises(ValueError, match="X_public has a value outside the declared"):
+        _fit(np.zeros((10, 2)), PublicData(np.full((5, 2), 2.0)), queries=q)
+
+
+def test_feature_mismatch_and_wrong_workload_shape():
+    with pytest.raises(ValueError, match="features"):
+        _fit(np.zeros((10, 1)), PublicData(np.zeros((5, 2))))
+    with pytest.raises(ValueError, match="exactly one feature"):
+        _fit(np.zeros((10, 2)), PublicData(np.zeros((5, 2))))
+    qr = _fit(np.zeros((10, 1)), PublicData(np.arange(5.0)[:, None]))
+    with pytest.raises(ValueError, match="1-D array"):
+        qr.transform([[0.0, 1.0]])
+
+
+def test_delta_where_needed():
+    X, pub = np.zeros((10, 1)), PublicData(np.zeros((5, 1)))
+    with pytest.raises(ValueError, match="needs delta > 0"):
+        _fit(X, pub, delta=0.0)
+    with pytest.raises(ValueError, match="gaussian' needs delta > 0"):
+        _fit(X, pub, delta=0.0, support="public")
+    qr = _fit(X, pub, delta=0.0, support="public", measurement="laplace")
+    assert qr.privacy_spent_.delta == 0.0
+    with pytest.raises(InvalidParameterError):
+        _fit(X, pub, delta=-1e-6)
+    with pytest.raises(InvalidParameterError):
+        _fit(X, pub, epsilon=0.0)
+
+
+def test_not_a_workload():
+    with pytest.raises(InvalidParameterError):
+        PublicAssistedQueryRelease([0.0, 1.0]).fit(
+            np.zeros((5, 1)), X_public=PublicData(np.zeros((3, 1)))
+        )
+
+
+def test_representative_domain_too_large_error_is_clear():
+    rng = np.random.default_rng(0)
+    X, pub = rng.normal(size=(50, 8)), PublicData(rng.normal(size=(40, 8)))
+    with pytest.raises(ValueError, match=r"more than.*support='public'"):
+        _fit(X, pub, queries=StumpQueries([0.0]))
+    # The suggested alternative works.
+    qr = _fit(X, pub, queries=StumpQueries([0.0]), support="public")
+    assert qr.answers_.shape == (8,)
+
+
+def test_sample_bad_input():
+    qr = _fit(np.zeros((10, 1)), PublicData(np.zeros((5, 1))))
+    with pytest.raises(ValueError, match="n_samples"):
+        qr.sample(-1)
