@@ -2,7 +2,14 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from ._base import Cover, HypothesisClass, check_classes, check_points, encode_labels
+from ._base import (
+    Cover,
+    HypothesisClass,
+    MemberIndexError,
+    check_classes,
+    check_points,
+    encode_labels,
+)
 from ._finite import FiniteClass, FiniteCover
 from ._halfplanes import HalfplaneCover, Halfplanes
 from ._intervals import IntervalCover, Intervals
@@ -20,6 +27,7 @@ __all__ = [
     "HypothesisClass",
     "IntervalCover",
     "Intervals",
+    "MemberIndexError",
     "PartitionCover",
     "PartitionLabelings",
     "StumpCover",

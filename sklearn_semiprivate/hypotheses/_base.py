@@ -15,15 +15,45 @@ only; ``Cover.scores`` is the one method that reads private rows.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import numbers
+import operator
 from abc import ABC, abstractmethod
 
 import numpy as np
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_array
+
+from ..mechanisms import exponential_mechanism
 
 __all__ = ["Cover", "HypothesisClass", "check_classes", "check_points", "encode_labels"]
 
+# Largest cover whose scores may be materialized member by member (one int64 per
+# member, 80 MB). Covers that can be larger sample the exponential mechanism
+# without enumerating members (IntervalCover, PartitionCover).
+_MAX_ENUMERATE = 10**7
 
-def check_points(X, name="X", *, n_features=None):
+
+class MemberIndexError(IndexError, ValueError):
+    """A member index outside ``[0, cover.size)``.
+
+    An :class:`IndexError`, and also a :class:`ValueError` so that code written
+    against earlier covers, which raised ``ValueError``, keeps working (as
+    :class:`numpy.exceptions.AxisError` does).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.hypotheses import Thresholds
+    >>> cover = Thresholds().cover(np.array([[0.0], [1.0]]))
+    >>> try:
+    ...     cover.predict(cover.size, [[0.5]])
+    ... except IndexError as exc:
+    ...     print(exc)
+    member 4 is out of range for a cover of size 4.
+    """
+
+
+def check_points(X, name="X", *, n_features=None, allow_empty=False):
     """Return ``X`` as a finite 2-D float64 array, optionally of ``n_features`` columns.
 
     Parameters
@@ -34,6 +64,10 @@ def check_points(X, name="X", *, n_features=None):
         Name used in error messages.
     n_features : int, default=None
         Required number of columns.
+    allow_empty : bool, default=False
+        Whether an array with no rows (shape ``(0, n_features)``) is accepted.
+        Private datasets may be empty (a neighbour of a one-row dataset); public
+        points may not.
 
     Returns
     -------
@@ -42,15 +76,28 @@ def check_points(X, name="X", *, n_features=None):
     Raises
     ------
     ValueError
-        On 1-D input, NaN/inf, no rows, or a wrong number of features.
+        On 1-D input, NaN/inf, no rows (unless ``allow_empty``), or a wrong number
+        of features.
 
     Examples
     --------
+    >>> import numpy as np
     >>> from sklearn_semiprivate.hypotheses import check_points
     >>> check_points([[1, 2]]).dtype
     dtype('float64')
+    >>> check_points(np.empty((0, 2)), allow_empty=True).shape
+    (0, 2)
     """
-    X = check_array(X, dtype=np.float64, ensure_all_finite=True, input_name=name)
+    # check_array sums X as a fast finiteness test; finite values near 1e308 may
+    # overflow that sum (numpy warns), after which it checks element by element.
+    with np.errstate(over="ignore", invalid="ignore"):
+        X = check_array(
+            X,
+            dtype=np.float64,
+            ensure_all_finite=True,
+            ensure_min_samples=0 if allow_empty else 1,
+            input_name=name,
+        )
     if n_features is not None and X.shape[1] != n_features:
         raise ValueError(
             f"{name} has {X.shape[1]} features, but this cover was built on "
@@ -116,6 +163,8 @@ def encode_labels(y, classes, name="y"):
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-dimensional, got shape {y.shape}.")
+    if y.size == 0:  # an empty float array would not compare with string classes
+        return np.zeros(0, dtype=np.intp)
     codes = np.searchsorted(classes, y)
     codes = np.clip(codes, 0, classes.size - 1)
     bad = classes[codes] != y
@@ -127,11 +176,50 @@ def encode_labels(y, classes, name="y"):
     return codes.astype(np.intp, copy=False)
 
 
-class HypothesisClass(ABC):
+def _gumbel_max(log_weights, rng):
+    """One exponential-mechanism draw per row: index along the last axis.
+
+    Returns ``argmax(log_weights + G)`` along the last axis, with ``G`` i.i.d.
+    standard Gumbel noise; each row's index ``i`` then has probability exactly
+    ``softmax(row)[i]`` (the Gumbel-max trick). When a row holds the logits
+    ``log base(i) + epsilon * score_i / 2`` of a sensitivity-1 score, the row's
+    draw IS the exponential mechanism over it (McSherry & Talwar 2007), as in
+    :class:`~sklearn_semiprivate.mechanisms.ExponentialMechanism`.
+
+    That class draws from one logit vector; the factorised covers need one
+    independent draw per row of a matrix, all rows at once (every cell of a
+    partition, every label pair of an interval chain), hence this helper. It
+    only turns given logits into indices: the privacy argument (which logits,
+    at which epsilon) lives with each caller.
+    """
+    return np.argmax(log_weights + rng.gumbel(size=np.shape(log_weights)), axis=-1)
+
+
+def _clone_sharing(estimator, shared):
+    """Clone ``estimator`` like :func:`sklearn.base.clone`, except ``shared`` params.
+
+    The parameters named in ``shared`` are passed on as the very same objects (a
+    fitted model, or a list of them, is not copied); every other parameter is
+    cloned as scikit-learn would. For hypothesis classes built from fitted public
+    models, which ``clone`` would otherwise replace by unfitted copies. Nothing
+    mutates these objects: covers only call their ``predict``/``apply``.
+    """
+    params = estimator.get_params(deep=False)
+    for name, value in params.items():
+        if name not in shared:
+            params[name] = clone(value, safe=False)
+    return type(estimator)(**params)
+
+
+class HypothesisClass(BaseEstimator, ABC):
     """A hypothesis class that can build a finite cover from public points.
 
-    Subclasses are small parameter holders (like scikit-learn estimators,
-    ``__init__`` only assigns) and implement :meth:`cover`.
+    Subclasses are small parameter holders, like scikit-learn estimators:
+    ``__init__`` only assigns its arguments to attributes of the same names, so
+    :meth:`get_params`, :meth:`set_params`, ``repr`` and
+    :func:`sklearn.base.clone` work, and nested parameters such as
+    ``hypothesis_class__n_bins`` can be searched over. They implement
+    :meth:`cover`.
 
     Examples
     --------
@@ -141,6 +229,9 @@ class HypothesisClass(ABC):
     True
     >>> len(Thresholds().cover(np.array([[0.0], [1.0], [2.0]])))
     6
+    >>> from sklearn_semiprivate.hypotheses import PartitionLabelings
+    >>> PartitionLabelings().set_params(n_bins=8)
+    PartitionLabelings(n_bins=8)
     """
 
     @abstractmethod
@@ -163,7 +254,9 @@ class HypothesisClass(ABC):
 class Cover(ABC):
     """A finite set of hypotheses, built from public data, scored on private data.
 
-    Members are identified by an integer index ``0 <= i < cover.size``.
+    Members are identified by an integer index ``0 <= i < cover.size``; every
+    method taking a member raises :class:`TypeError` for a non-integer and
+    :class:`MemberIndexError` (an :class:`IndexError`) for an index out of range.
 
     Attributes
     ----------
@@ -192,6 +285,49 @@ class Cover(ABC):
     def __len__(self):
         return self.size
 
+    def _check_member(self, member):
+        """Return ``member`` as a Python int in ``[0, size)``.
+
+        Raises :class:`TypeError` for a non-integer (``bool`` included) and
+        :class:`MemberIndexError` (an :class:`IndexError`) when out of range.
+        """
+        if isinstance(member, (bool, np.bool_)) or not isinstance(
+            member, numbers.Integral
+        ):
+            raise TypeError(f"member must be an integer, got {type(member).__name__}.")
+        member = operator.index(member)
+        size = self.size
+        if not 0 <= member < size:
+            raise MemberIndexError(
+                f"member {member} is out of range for a cover of size {size}."
+            )
+        return member
+
+    def _check_private(self, X, y):
+        """Validate private rows against the cover: ``(X float64, label codes)``.
+
+        ``X`` must have ``n_features_in_`` finite columns and may have no rows (an
+        empty private dataset scores 0 for every member); ``y`` holds elements of
+        ``classes_``, one per row, returned as indices into ``classes_``.
+        """
+        X = check_points(X, "X", n_features=self.n_features_in_, allow_empty=True)
+        codes = encode_labels(y, self.classes_, "y")
+        if codes.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"X has {X.shape[0]} rows but y has {codes.shape[0]} labels."
+            )
+        return X, codes
+
+    def _check_enumerable(self):
+        """Refuse to materialize one value per member beyond ``_MAX_ENUMERATE``."""
+        if self.size > _MAX_ENUMERATE:
+            raise ValueError(
+                f"This {type(self).__name__} has {self.size} members, too many to "
+                f"score one by one (limit {_MAX_ENUMERATE}). Use "
+                "sample_exponential without a per-member log_base_measure: it draws "
+                "the exponential mechanism exactly without enumerating the members."
+            )
+
     @abstractmethod
     def scores(self, X, y):
         """Number of private rows each member labels correctly.
@@ -210,6 +346,7 @@ class Cover(ABC):
         Returns
         -------
         scores : ndarray of shape (size,), dtype int64
+            All zero when there are no private rows.
         """
 
     @abstractmethod
@@ -269,8 +406,6 @@ class Cover(ABC):
         -------
         member : int
         """
-        from ..mechanisms import exponential_mechanism
-
         # Sensitivity 1: one private row changes every count by at most 1.
         return int(
             exponential_mechanism(

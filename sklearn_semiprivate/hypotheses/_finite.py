@@ -10,7 +10,14 @@ keeping the first.
 
 import numpy as np
 
-from ._base import Cover, HypothesisClass, check_classes, check_points, encode_labels
+from ._base import (
+    Cover,
+    HypothesisClass,
+    _clone_sharing,
+    check_classes,
+    check_points,
+    encode_labels,
+)
 
 __all__ = ["FiniteClass", "FiniteCover"]
 
@@ -27,6 +34,12 @@ class FiniteClass(HypothesisClass):
     See Also
     --------
     FiniteCover : The cover, with its private scoring.
+
+    Notes
+    -----
+    :func:`sklearn.base.clone` keeps the fitted models (the same objects) rather
+    than returning unfitted copies, so the class can sit inside a cloned or
+    cross-validated estimator.
 
     Examples
     --------
@@ -47,6 +60,11 @@ class FiniteClass(HypothesisClass):
 
     def __init__(self, models):
         self.models = models
+
+    def __sklearn_clone__(self):
+        # The models are fitted (on public data) and ARE the class: clone keeps
+        # the same model objects; sklearn.base.clone would return unfitted copies.
+        return _clone_sharing(self, ("models",))
 
     def cover(self, X_public, classes=(0, 1)):
         """Merge the models that label the distinct public points identically.
@@ -146,13 +164,7 @@ class FiniteCover(Cover):
         return int(self.model_indices_.size)
 
     def _model(self, member):
-        if isinstance(member, (bool, np.bool_)) or not isinstance(
-            member, (int, np.integer)
-        ):
-            raise TypeError(f"member must be an int, got {type(member).__name__}.")
-        if not 0 <= member < self.size:
-            raise ValueError(f"member must be in [0, {self.size}), got {member}.")
-        return self._models[self.model_indices_[member]]
+        return self._models[self.model_indices_[self._check_member(member)]]
 
     def scores(self, X, y):
         """Number of private rows each member labels correctly.
@@ -173,12 +185,11 @@ class FiniteCover(Cover):
         """
         # The only private read of this cover. Sensitivity 1 under add/remove and
         # replace-one: each row adds 0 or 1 to each member's count.
-        X = check_points(X, "X", n_features=self.n_features_in_)
-        encode_labels(y, self.classes_)
-        y = np.asarray(y)
-        if y.size != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {y.size} labels.")
-        out = np.empty(self.size, dtype=np.int64)
+        X, codes = self._check_private(X, y)
+        out = np.zeros(self.size, dtype=np.int64)
+        if X.shape[0] == 0:  # estimators refuse 0 rows; every count is 0
+            return out
+        y = self.classes_[codes]
         for i in range(self.size):
             pred = np.asarray(self._model(i).predict(X))
             if pred.shape != y.shape:

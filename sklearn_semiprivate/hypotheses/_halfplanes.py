@@ -30,13 +30,21 @@ in floating point), a labeling realized only by lines within ``1e-13`` rad of su
 a direction may be missing. Members are deduplicated exactly in every case: a
 64-bit hash of each member's public labeling (prefix sums over the angular order)
 finds candidate duplicates, whose labelings are then compared in full.
+
+Tiny and huge offsets. A point whose offset from a pivot is below ``2**-1000`` in
+every coordinate (but not zero), or overflows float64 (coordinates near
+``±1e308``), may be labelled by the float predicate against its angle: a product
+rounds to zero, or ``inf - inf`` is NaN. Such points, public or private, are
+labelled by evaluating the predicate itself, so :meth:`HalfplaneCover.scores`,
+:meth:`HalfplaneCover.predict` and the deduplication always agree exactly. On
+such inputs a labeling that some exact halfplane realizes may be missing.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
 import numpy as np
 
-from ._base import Cover, HypothesisClass, check_classes, check_points, encode_labels
+from ._base import Cover, HypothesisClass, check_classes, check_points
 
 __all__ = ["HalfplaneCover", "Halfplanes"]
 
@@ -48,6 +56,17 @@ _DIRECTION_TOL = 1e-13
 # Points whose float angle is within this of a member's boundary are labelled with
 # the exact floating-point predicate of ``predict`` rather than by angular order.
 _WINDOW = 1e-9
+# Offsets ``d = x - p`` from a pivot whose largest component is below this, or
+# that overflowed to infinity, are labelled with the predicate of ``predict``
+# itself, never by angular order. Above it, outside the window, the angular side
+# provably equals the float sign of ``w . d``: the exact ``|w . d|`` is at least
+# ``|d| sin(1e-9 - 1e-15) > 9.9e-10 * 2**-1000 ~ 9e-311``, while rounding errs by
+# at most ``2**-52 |d|`` relative plus ``2**-1073`` absolute (products that
+# underflow to subnormals or to zero), a margin above 1e12. Below it (e.g. a private
+# point at the pivot plus 5e-324) a product can round to zero and flip the side.
+_TINY = 2.0**-1000
+# Largest boolean (member x row) block the direct predicate evaluates at once.
+_DIRECT_BLOCK = 2**20
 # Fixed public seed of the random 64-bit keys hashing public labelings.
 _HASH_SEED = 0
 
@@ -79,10 +98,42 @@ def _boundary_windows(ext, lo, hi):
     return np.concatenate(owners), np.concatenate(positions)
 
 
+def _offsets(X, p):
+    """``X - p`` in float64; an overflow gives ``inf`` (then labelled directly)."""
+    with np.errstate(over="ignore"):
+        return X - p
+
+
 def _side(normal, d):
     # The one predicate of a proper member, shared by predict and scores so both
     # label every point identically: closed halfplane w.(x - p) >= 0 -> classes[1].
-    return normal[..., 0] * d[..., 0] + normal[..., 1] * d[..., 1] >= 0
+    # Infinite offsets may give inf - inf = NaN, which is labelled classes[0].
+    with np.errstate(over="ignore", invalid="ignore"):
+        return normal[..., 0] * d[..., 0] + normal[..., 1] * d[..., 1] >= 0
+
+
+def _needs_direct(d):
+    """Offsets (not at the pivot) whose angular side may differ from ``_side``."""
+    size = np.maximum(np.abs(d[..., 0]), np.abs(d[..., 1]))
+    return (size != 0) & ~((size >= _TINY) & (size < np.inf))
+
+
+def _direct_sums(normal, d, weights):
+    """Per member, the sum of ``weights[r]`` over the rows ``r`` of ``d`` that
+    ``_side`` labels ``classes_[1]``, shape ``(n_members, weights.shape[1])``.
+
+    The predicate evaluated as is, one block of at most ``_DIRECT_BLOCK``
+    (member, row) pairs at a time, so memory stays bounded. Only for the rare
+    offsets of :func:`_needs_direct`. Integer sums wrap modulo ``2**64`` like the
+    labeling hashes.
+    """
+    k = normal.shape[0]
+    out = np.zeros((k, weights.shape[1]), dtype=weights.dtype)
+    step = max(1, _DIRECT_BLOCK // max(k, 1))
+    for start in range(0, d.shape[0], step):
+        side = _side(normal[:, None, :], d[None, start : start + step])
+        out += side.astype(weights.dtype) @ weights[start : start + step]
+    return out
 
 
 def _pivot_members(P, i):
@@ -95,7 +146,7 @@ def _pivot_members(P, i):
     """
     p = P[i]
     others = np.delete(P, i, axis=0)
-    D = others - p
+    D = _offsets(others, p)
     ang = np.arctan2(D[:, 1], D[:, 0])
     lin = np.mod(ang, np.pi)
     order = np.argsort(lin, kind="stable")
@@ -145,16 +196,23 @@ def _arc_hashes(lo, normal, ang, D, keys):
     Also checks the float predicate of ``predict`` on every public point near a
     member's boundary: it must agree with the point's angular side, which is
     decided with a margin of at least half a direction gap (>= 5e-14 rad).
+    Points of :func:`_needs_direct` (tiny or overflowing offsets) are left out of
+    the angular sums and hashed by the predicate itself, so the hash is always
+    that of the labeling ``predict`` gives.
     """
+    direct = _needs_direct(D)
     order = np.argsort(ang, kind="stable")
     ext = np.concatenate((ang[order], ang[order] + _TWO_PI))
+    arc_keys = np.where(direct, np.uint64(0), keys)[order]
     cum = np.zeros(2 * ang.size + 1, dtype=np.uint64)
-    np.cumsum(np.concatenate((keys[order], keys[order])), out=cum[1:])
+    np.cumsum(np.concatenate((arc_keys, arc_keys)), out=cum[1:])
     hi = lo + np.pi
     first = np.searchsorted(ext, lo, side="right")
     stop = np.searchsorted(ext, hi, side="left")
     owner, position = _boundary_windows(ext, lo, hi)
     point = order[position % ang.size]
+    checked = ~direct[point]
+    owner, position, point = owner[checked], position[checked], point[checked]
     arc = (lo[owner] < ext[position]) & (ext[position] < hi[owner])
     claimed = np.mod(ang[point] - lo[owner], _TWO_PI) < np.pi
     actual = _side(normal[owner], D[point])
@@ -163,7 +221,10 @@ def _arc_hashes(lo, normal, ang, D, keys):
             "A halfplane member could not be placed strictly between public points "
             "in float64; please report this with the public points."
         )
-    return cum[stop] - cum[first]
+    hashes = cum[stop] - cum[first]
+    if direct.any():
+        hashes += _direct_sums(normal, D[direct], keys[direct][:, None])[:, 0]
+    return hashes
 
 
 class Halfplanes(HypothesisClass):
@@ -262,8 +323,9 @@ class HalfplaneCover(Cover):
     halfplane ``w · x >= b`` with ``b = w · p``, evaluated in this form. Points on
     the line, the pivot and its duplicates included, get ``classes_[1]``.
     :meth:`scores` counts with the very same predicate: points whose angle around
-    the pivot is within ``1e-9`` rad of a member's line are labelled by evaluating
-    it directly, all others by their angular position, where the two provably
+    the pivot is within ``1e-9`` rad of a member's line, or whose offset from the
+    pivot is tiny (below ``2**-1000``) or overflows, are labelled by evaluating it
+    directly, all others by their angular position, where the two provably
     agree. No public point other than the pivot lies on a member's line.
 
     **Privacy.** The cover depends on public points only; :meth:`scores` is the one
@@ -330,7 +392,9 @@ class HalfplaneCover(Cover):
         constant = members < 2
         labels[constant] = (members[constant] == 1)[:, None]
         proper = members[~constant] - 2
-        d = self.points_[None, :, :] - self.points_[self.pivot_[proper]][:, None, :]
+        d = _offsets(
+            self.points_[None, :, :], self.points_[self.pivot_[proper]][:, None, :]
+        )
         labels[~constant] = _side(self.normal_[proper][:, None, :], d)
         return labels
 
@@ -338,16 +402,6 @@ class HalfplaneCover(Cover):
     def size(self):
         """Number of members (Python int)."""
         return 2 + int(self._lo.size)
-
-    def _check_member(self, member):
-        if isinstance(member, (bool, np.bool_)) or not isinstance(
-            member, (int, np.integer)
-        ):
-            raise TypeError(f"member must be an int, got {type(member).__name__}.")
-        member = int(member)
-        if not 0 <= member < self.size:
-            raise ValueError(f"member must be in [0, {self.size}), got {member}.")
-        return member
 
     def halfplane(self, member):
         """The halfplane ``(w, b)`` of a member: ``classes_[1]`` where ``w·x >= b``.
@@ -400,10 +454,7 @@ class HalfplaneCover(Cover):
         """
         # The only private read of this cover. Sensitivity 1 under add/remove and
         # replace-one: each row adds 0 or 1 to each member's count.
-        X = check_points(X, "X", n_features=2)
-        codes = encode_labels(y, self.classes_)
-        if codes.size != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {codes.size} labels.")
+        X, codes = self._check_private(X, y)
         is_one = codes == 1
         n_one = int(is_one.sum())
         n_zero = codes.size - n_one
@@ -426,9 +477,10 @@ class HalfplaneCover(Cover):
     def _positives(X, is_one, p, lo, normal):
         """Per member through ``p``: rows labelled ``classes_[1]`` by it (of label
         1, and in all), counted by angular order and window corrections."""
-        d = X - p
+        d = _offsets(X, p)
         at_pivot = (d[:, 0] == 0) & (d[:, 1] == 0)
-        rest = np.flatnonzero(~at_pivot)
+        direct = _needs_direct(d)
+        rest = np.flatnonzero(~at_pivot & ~direct)
         ang = np.arctan2(d[rest, 1], d[rest, 0])
         order = np.argsort(ang, kind="stable")
         rest = rest[order]
@@ -452,6 +504,12 @@ class HalfplaneCover(Cover):
             pos_one += np.bincount(
                 owner, weights=change * is_one[row], minlength=k
             ).astype(np.int64)
+        # Tiny or overflowing offsets: the predicate of predict, evaluated as is.
+        if direct.any():
+            weights = np.column_stack((is_one[direct], np.ones(int(direct.sum()))))
+            sums = _direct_sums(normal, d[direct], weights.astype(np.int64))
+            pos_one += sums[:, 0]
+            pos_all += sums[:, 1]
         # Rows equal to the pivot sit on every member's line: classes_[1].
         pos_one += int(is_one[at_pivot].sum())
         pos_all += int(at_pivot.sum())
@@ -475,7 +533,7 @@ class HalfplaneCover(Cover):
         X = check_points(X, "X", n_features=2)
         if member < 2:
             return np.full(X.shape[0], self.classes_[member])
-        d = X - self.points_[self.pivot_[member - 2]]
+        d = _offsets(X, self.points_[self.pivot_[member - 2]])
         side = _side(self.normal_[member - 2], d)
         return self.classes_[side.astype(np.intp)]
 

@@ -15,15 +15,8 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..utils import check_epsilon, check_rng
-from ._base import Cover, HypothesisClass, check_classes, check_points
-from ._stumps import (
-    _check_member,
-    _check_private,
-    _ClassGroups,
-    _format_number,
-    _label_pairs,
-    _midpoints,
-)
+from ._base import Cover, HypothesisClass, _gumbel_max, check_classes, check_points
+from ._stumps import _ClassGroups, _format_number, _label_pairs, _midpoints
 from ._thresholds import _check_one_feature
 
 __all__ = ["IntervalCover", "Intervals"]
@@ -37,11 +30,6 @@ def _blocks(n_cuts):
     ends = np.repeat(np.arange(n_cuts), np.arange(1, n_cuts + 1))
     starts = np.arange(ends.size) - ends * (ends + 1) // 2
     return starts, ends
-
-
-def _gumbel_argmax(log_weights, rng):
-    """Index drawn with probability ``softmax(log_weights)`` along the last axis."""
-    return np.argmax(log_weights + rng.gumbel(size=log_weights.shape), axis=-1)
 
 
 class _Chain:
@@ -92,18 +80,21 @@ class _Chain:
         """Members drawn from the factorised mechanism; ``size=None`` gives one."""
         n = 1 if size is None else int(size)
         k = self.n_classes
-        top = _gumbel_argmax(np.broadcast_to(self.top, (n, self.top.size)), rng)
+        # Each _gumbel_max row is an exact softmax draw over that row's log
+        # weights; the three successive draws multiply to the exponential
+        # mechanism over all members (the factorisation in the class docstring).
+        top = _gumbel_max(np.broadcast_to(self.top, (n, self.top.size)), rng)
         members = top.astype(np.int64)
         is_pair = top >= k
         pair = top[is_pair] - k
         if pair.size:
-            end = _gumbel_argmax(self.end[pair], rng)
+            end = _gumbel_max(self.end[pair], rng)
             n_cut = self.start.shape[1]
             # start | end: only starts i <= j carry weight
             start_lw = np.where(
                 np.arange(n_cut) <= end[:, None], self.start[pair], -np.inf
             )
-            start = _gumbel_argmax(start_lw, rng)
+            start = _gumbel_max(start_lw, rng)
             block = end * (end + 1) // 2 + start
             members[is_pair] = k + pair * self.n_blocks + block
         return int(members[0]) if size is None else members
@@ -169,7 +160,7 @@ class IntervalCover(Cover):
 
     def _decode(self, member):
         k = self.classes_.size
-        member = _check_member(member, self.size)
+        member = self._check_member(member)
         if member < k:
             return None, None, member, member
         pair, block = divmod(member - k, self._n_blocks)
@@ -184,7 +175,7 @@ class IntervalCover(Cover):
         :meth:`predict` makes. This is the only read of private data: one row
         added, removed or replaced changes every count by at most 1.
         """
-        X, codes = _check_private(self, X, y)
+        X, codes = self._check_private(X, y)
         by_class = _ClassGroups(codes, self.classes_.size)
         n_cells = self.thresholds_.size + 1
         prefix = np.zeros((n_cells + 1, self.classes_.size), dtype=np.int64)
@@ -196,7 +187,8 @@ class IntervalCover(Cover):
         """Number of private rows each member labels correctly (full vector).
 
         Returns ``len(cover)`` (``~k^2 m^2 / 2``) numbers, so memory is quadratic
-        in ``m``; :meth:`sample_exponential` never builds this vector.
+        in ``m``: refused for covers of more than ``10**7`` members.
+        :meth:`sample_exponential` never builds this vector.
 
         Parameters
         ----------
@@ -209,7 +201,14 @@ class IntervalCover(Cover):
         -------
         scores : ndarray of shape (size,), dtype int64
             Sensitivity 1 under add/remove and replace-one of a private row.
+
+        Raises
+        ------
+        ValueError
+            If the cover has more than ``10**7`` members: use
+            :meth:`sample_exponential`.
         """
+        self._check_enumerable()
         # The only read of private data (sensitivity 1, add/remove and
         # replace-one): the per-class prefix counts.
         prefix = self._prefix_counts(X, y)
@@ -232,7 +231,8 @@ class IntervalCover(Cover):
 
         The product of the three factors the sampler uses (pair or constant, end
         given pair, start given end). Equal to ``log_softmax(epsilon / 2 *
-        scores(X, y))``. Memory ``O(len(cover))``: for tests and small covers.
+        scores(X, y))``. Memory ``O(len(cover))``: for tests and small covers
+        (at most ``10**7`` members).
 
         Parameters
         ----------
@@ -247,6 +247,7 @@ class IntervalCover(Cover):
         -------
         log_proba : ndarray of shape (size,)
         """
+        self._check_enumerable()
         return self._chain(X, y, epsilon).log_probabilities()
 
     def sample_exponential(
@@ -394,6 +395,3 @@ class Intervals(HypothesisClass):
         classes = check_classes(classes)
         values = np.unique(X_public[:, 0])  # Alg. 1 step 1: distinct public points
         return IntervalCover(classes, _midpoints(values))
-
-    def __repr__(self):
-        return "Intervals()"

@@ -21,14 +21,20 @@ from sklearn.cluster import KMeans
 from sklearn.neighbors import KDTree
 from sklearn.utils.validation import check_is_fitted
 
+from ..mechanisms._validation import check_log_base_measure
 from ..utils import check_epsilon, check_rng
-from ._base import Cover, HypothesisClass, check_classes, check_points, encode_labels
+from ._base import (
+    Cover,
+    HypothesisClass,
+    _clone_sharing,
+    _gumbel_max,
+    check_classes,
+    check_points,
+    encode_labels,
+)
 from ._partitioners import CellIndex, EstimatorCells, MedianSplits, QuantileGrid
 
 __all__ = ["PartitionCover", "PartitionLabelings"]
-
-# Largest cover whose scores are materialized member by member.
-_MAX_ENUMERATE = 10**7
 
 
 class PartitionLabelings(HypothesisClass):
@@ -77,6 +83,10 @@ class PartitionLabelings(HypothesisClass):
     distinct public points that cell-constant functions realize (Alon, Bassily &
     Moran 2019, Alg. 1 steps 1-5), since each occupied cell holds a public point.
 
+    :func:`sklearn.base.clone` keeps a fitted ``partitioner`` estimator as the
+    same object rather than an unfitted copy, so the class can be cloned and
+    grid-searched (e.g. ``hypothesis_class__n_bins``) inside an estimator.
+
     Examples
     --------
     >>> import numpy as np
@@ -108,6 +118,11 @@ class PartitionLabelings(HypothesisClass):
         self.n_clusters = n_clusters
         self.unseen = unseen
         self.random_state = random_state
+
+    def __sklearn_clone__(self):
+        # A fitted partitioner (public model) is kept as is: sklearn.base.clone
+        # would replace it by an unfitted copy, which cannot cut the space.
+        return _clone_sharing(self, ("partitioner",))
 
     def _fit_partition(self, X):
         partitioner = self.partitioner
@@ -268,6 +283,8 @@ class PartitionCover(Cover):
         return self._apply(X)
 
     def _apply(self, X):
+        if X.shape[0] == 0:  # estimators refuse 0 rows; nothing to look up
+            return np.zeros(0, dtype=np.intp)
         cells = self._index.lookup(self._partition.keys(X)).astype(np.intp)
         if self._tree is not None:
             outside = np.flatnonzero(cells < 0)
@@ -285,10 +302,7 @@ class PartitionCover(Cover):
         # counts (or to fixed_correct), so every member's score -- a sum of one
         # entry per cell plus fixed_correct -- has sensitivity 1 under add/remove
         # and replace-one.
-        X = check_points(X, "X", n_features=self.n_features_in_)
-        codes = encode_labels(y, self.classes_)
-        if codes.size != X.shape[0]:
-            raise ValueError(f"X has {X.shape[0]} rows but y has {codes.size} labels.")
+        X, codes = self._check_private(X, y)
         cells = self._apply(X)
         inside = cells >= 0
         k = self.classes_.size
@@ -314,14 +328,14 @@ class PartitionCover(Cover):
         Returns
         -------
         scores : ndarray of shape (size,), dtype int64
+
+        Raises
+        ------
+        ValueError
+            If the cover has more than ``10**7`` members: use
+            :meth:`sample_exponential`.
         """
-        if self.size > _MAX_ENUMERATE:
-            raise ValueError(
-                f"This cover has {self.size} members ({self.classes_.size} ** "
-                f"{self.n_cells_} cells), too many to score one by one (limit "
-                f"{_MAX_ENUMERATE}). Use sample_exponential, which draws the "
-                "exponential mechanism cell by cell."
-            )
+        self._check_enumerable()
         counts, fixed_correct = self._cell_counts(X, y)
         # Mixed radix, cell 0 least significant: prepend cells from the last.
         total = counts[-1]
@@ -330,14 +344,16 @@ class PartitionCover(Cover):
         return total + fixed_correct
 
     def _check_cell_base(self, log_base_measure):
-        base = np.asarray(log_base_measure, dtype=np.float64)
-        if base.shape != (self.n_cells_, self.classes_.size):
+        base = np.asarray(log_base_measure)
+        shape = (self.n_cells_, self.classes_.size)
+        if base.shape != shape:
             raise ValueError(
                 "log_base_measure must have shape (n_cells_, n_classes) = "
-                f"{(self.n_cells_, self.classes_.size)} or (size,), got {base.shape}."
+                f"{shape} or (size,), got {base.shape}."
             )
-        if np.isnan(base).any() or np.isposinf(base).any():
-            raise ValueError("log_base_measure must not hold NaN or +inf.")
+        # The mechanisms' own check (real dtype, no NaN, no +inf; -inf excludes),
+        # applied to the per-cell table entry by entry.
+        base = check_log_base_measure(base.reshape(-1), None).reshape(shape)
         if not np.isfinite(base).any(axis=1).all():
             raise ValueError("log_base_measure gives some cell no allowed label.")
         return base
@@ -415,23 +431,24 @@ class PartitionCover(Cover):
         if log_base_measure is not None and np.ndim(log_base_measure) == 1:
             return self._sample_enumerated(X, y, epsilon, log_base_measure, rng)
         logits = self._cell_logits(X, y, epsilon, log_base_measure)
-        # Gumbel-max per cell: argmax(logits + Gumbel) ~ softmax(logits), exactly.
-        codes = np.argmax(logits + rng.gumbel(size=logits.shape), axis=1)
+        # One exponential-mechanism draw per cell (row of logits), all cells at
+        # once; their product is the mechanism over all K ** C members.
+        codes = _gumbel_max(logits, rng)
         return self.encode(codes)
 
     def _sample_enumerated(self, X, y, epsilon, log_base_measure, rng):
-        base = np.asarray(log_base_measure, dtype=np.float64)
-        if self.size > _MAX_ENUMERATE or base.shape != (self.size,):
+        self._check_enumerable()
+        shape = np.shape(log_base_measure)
+        if shape != (self.size,):
             raise ValueError(
-                "A 1-D log_base_measure must have shape (size,) with size <= "
-                f"{_MAX_ENUMERATE}; got {base.shape} for size {self.size}. Use "
-                "shape (n_cells_, n_classes) for a per-cell prior."
+                f"A 1-D log_base_measure must have shape (size,) = ({self.size},), "
+                f"got {shape}. Use shape (n_cells_, n_classes) for a per-cell prior."
             )
-        if np.isnan(base).any() or np.isposinf(base).any() or np.isneginf(base).all():
-            raise ValueError("log_base_measure must be finite or -inf, not all -inf.")
-        # Sensitivity 1 of every score: exponent epsilon * score / 2.
-        logits = epsilon * self.scores(X, y) / 2.0 + base
-        return int(np.argmax(logits + rng.gumbel(size=logits.shape)))
+        # Every member scored, then the enumerating exponential mechanism of
+        # Cover (sensitivity 1), which validates the base measure.
+        return super().sample_exponential(
+            X, y, epsilon, log_base_measure=log_base_measure, random_state=rng
+        )
 
     def decode(self, member):
         """Class index of every occupied cell under member ``member``.
@@ -477,16 +494,6 @@ class PartitionCover(Cover):
         member = 0
         for code in codes[::-1].tolist():
             member = member * k + code
-        return member
-
-    def _check_member(self, member):
-        if isinstance(member, (bool, np.bool_)) or not isinstance(
-            member, (int, np.integer)
-        ):
-            raise TypeError(f"member must be an int, got {type(member).__name__}.")
-        member = int(member)
-        if not 0 <= member < self.size:
-            raise ValueError(f"member must be in [0, {self.size}), got {member}.")
         return member
 
     def predict(self, member, X):

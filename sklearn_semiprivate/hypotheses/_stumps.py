@@ -11,12 +11,9 @@ also across features.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import numbers
-import operator
-
 import numpy as np
 
-from ._base import Cover, HypothesisClass, check_classes, check_points, encode_labels
+from ._base import Cover, HypothesisClass, check_classes, check_points
 
 __all__ = ["DecisionStumps", "StumpCover"]
 
@@ -38,16 +35,6 @@ def _midpoints(values):
     return np.where((mid >= lo) & (mid < hi), mid, lo)
 
 
-def _check_member(member, size):
-    """Return ``member`` as a Python int in ``[0, size)``."""
-    if isinstance(member, (bool, np.bool_)) or not isinstance(member, numbers.Integral):
-        raise TypeError(f"member must be an integer, got {type(member).__name__}.")
-    member = operator.index(member)
-    if not 0 <= member < size:
-        raise IndexError(f"member {member} is out of range for a cover of size {size}.")
-    return member
-
-
 def _format_number(value):
     return repr(float(value))
 
@@ -55,15 +42,6 @@ def _format_number(value):
 def _label_pairs(n_classes):
     """Ordered pairs ``(a, b)``, ``a != b``, of class indices in lexicographic order."""
     return np.nonzero(~np.eye(n_classes, dtype=bool))
-
-
-def _check_private(cover, X, y):
-    """Validate private rows against the cover; return ``(X, codes)``."""
-    X = check_points(X, "X", n_features=cover.n_features_in_)
-    codes = encode_labels(y, cover.classes_, "y")
-    if codes.shape[0] != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {codes.shape[0]} labels.")
-    return X, codes
 
 
 def _row_hash_weights(n_rows):
@@ -239,7 +217,7 @@ class StumpCover(Cover):
 
     def _decode(self, member):
         k = self.classes_.size
-        member = _check_member(member, self.size)
+        member = self._check_member(member)
         if member < k:
             return None, None, member, member
         split, pair = divmod(member - k, k * (k - 1))
@@ -271,7 +249,7 @@ class StumpCover(Cover):
         scores : ndarray of shape (size,), dtype int64
             Sensitivity 1 under add/remove and replace-one of a private row.
         """
-        X, codes = _check_private(self, X, y)
+        X, codes = self._check_private(X, y)
         k = self.classes_.size
         # The only read of private data: every count below changes by at most 1
         # when one private row is added, removed or replaced (sensitivity 1).
@@ -412,6 +390,3 @@ class DecisionStumps(HypothesisClass):
         """
         X_public = check_points(X_public, "X_public")
         return _build_stump_cover(X_public, classes)
-
-    def __repr__(self):
-        return "DecisionStumps()"

@@ -66,6 +66,3 @@ class Thresholds(HypothesisClass):
         cover : StumpCover
         """
         return _build_stump_cover(_check_one_feature(X_public, "Thresholds"), classes)
-
-    def __repr__(self):
-        return "Thresholds()"

@@ -269,3 +269,111 @@ def test_sample_exponential_prefers_the_best_member():
     # exp(-epsilon / 2) = exp(-200) per point of score lost: the max is certain.
     member = cover.sample_exponential(X, y, 400.0, random_state=0)
     assert scores[member] == scores.max()
+
+
+SQUARE = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+# Offsets so small that w[0] * d[0] rounds to zero in predict's predicate.
+TINY_OFFSETS = np.array(
+    [
+        [5e-324, 0.0],
+        [0.0, 5e-324],
+        [-5e-324, 0.0],
+        [0.0, -5e-324],
+        [5e-324, 5e-324],
+        [1e-320, -3e-321],
+        [-2e-310, 7e-311],
+        [3e-300, 1e-300],
+    ]
+)
+
+
+def test_scores_match_predict_for_subnormal_offsets_from_a_pivot():
+    # Regression: a private point at (5e-324, 0) sits at angle 0 from the pivot
+    # (0, 0), but w . d rounds to 0 for some members, which predict labels
+    # classes_[1]; the angular count used to say classes_[0].
+    cover = Halfplanes().cover(SQUARE)
+    X = np.array([[5e-324, 0.0]])
+    np.testing.assert_array_equal(
+        cover.scores(X, [0]), brute_force_scores(cover, X, np.array([0]))
+    )
+    X = (cover.points_[:, None, :] + TINY_OFFSETS[None]).reshape(-1, 2)
+    for seed in range(3):
+        y = np.random.default_rng(seed).integers(0, 2, size=X.shape[0])
+        np.testing.assert_array_equal(
+            cover.scores(X, y), brute_force_scores(cover, X, y)
+        )
+
+
+def huge_problem(seed):
+    """Public and private points near +-1.7e308: x - p overflows to +-inf."""
+    rng = np.random.default_rng(seed)
+    cover = Halfplanes().cover(rng.uniform(-1.7, 1.7, size=(4, 2)) * 1e308)
+    X = rng.choice([-1.7e308, 1.7e308, 0.0, 1e308], size=(30, 2))
+    return cover, X, rng.integers(0, 2, size=30)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_scores_match_predict_for_overflowing_offsets(seed):
+    # x - p = inf; predict's predicate may then give inf - inf = NaN, which it
+    # labels classes_[0] whatever the angle says. No overflow warning escapes
+    # (pytest turns warnings into errors).
+    cover, X, y = huge_problem(seed)
+    np.testing.assert_array_equal(cover.scores(X, y), brute_force_scores(cover, X, y))
+
+
+def test_overflowing_offsets_need_the_direct_predicate(monkeypatch):
+    # Mutant: only tiny offsets evaluated directly, infinite ones by angle.
+    def tiny_only(d):
+        size = np.max(np.abs(d), axis=-1)
+        return (size != 0) & (size < _halfplanes._TINY)
+
+    problems = [huge_problem(seed) for seed in range(4)]
+    expected = [brute_force_scores(*problem) for problem in problems]
+    monkeypatch.setattr(_halfplanes, "_needs_direct", tiny_only)
+    with np.errstate(over="ignore", invalid="ignore"):
+        got = [cover.scores(X, y) for cover, X, y in problems]
+    assert not all(map(np.array_equal, got, expected))
+
+
+def test_tiny_offsets_need_the_direct_predicate(monkeypatch):
+    # Mutant: counting tiny offsets by their angle (no direct evaluation) makes
+    # scores disagree with predict, and public duplicates slip through the dedup.
+    cover = Halfplanes().cover(SQUARE)
+    X = (cover.points_[:, None, :] + TINY_OFFSETS[None]).reshape(-1, 2)
+    y = np.random.default_rng(0).integers(0, 2, size=X.shape[0])
+    expected = brute_force_scores(cover, X, y)
+    monkeypatch.setattr(_halfplanes, "_TINY", 0.0)
+    assert not np.array_equal(cover.scores(X, y), expected)
+    labelings = cover_labelings(
+        Halfplanes().cover([[0, 0], [5e-324, 0], [0, 1], [1, 1]])
+    )
+    assert len(set(labelings)) < len(labelings)
+
+
+def test_public_points_at_subnormal_distance_keep_distinct_labelings():
+    for X_public in (
+        [[0, 0], [5e-324, 0], [0, 1], [1, 1]],
+        [[0, 0], [1e-310, 3e-310], [1, 0], [0, 1], [-1, -2]],
+    ):
+        cover = Halfplanes().cover(X_public)
+        labelings = cover_labelings(cover)
+        assert len(set(labelings)) == len(labelings) == cover.size
+        rng = np.random.default_rng(1)
+        X = cover.points_[rng.integers(0, cover.points_.shape[0], 200)]
+        X = X + rng.choice([0.0, 5e-324, -5e-324, 1e-320, 2e-310], size=(200, 2))
+        y = rng.integers(0, 2, size=200)
+        np.testing.assert_array_equal(
+            cover.scores(X, y), brute_force_scores(cover, X, y)
+        )
+
+
+def test_direct_evaluation_in_blocks(monkeypatch):
+    # Many tiny offsets, evaluated a few (member, row) pairs at a time.
+    cover = Halfplanes().cover(SQUARE)
+    X = np.repeat(cover.points_, 40, axis=0) + np.random.default_rng(2).choice(
+        [0.0, 5e-324, -5e-324, 1e-321], size=(160, 2)
+    )
+    y = np.random.default_rng(3).integers(0, 2, size=X.shape[0])
+    expected = brute_force_scores(cover, X, y)
+    monkeypatch.setattr(_halfplanes, "_DIRECT_BLOCK", 7)
+    np.testing.assert_array_equal(cover.scores(X, y), expected)
