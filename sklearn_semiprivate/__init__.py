@@ -10,6 +10,7 @@ from ._public import PublicData
 from .accounting import PrivacyAccountant, PrivacyCost
 from .classifiers import PublicDataReduction, SemiPrivateClassifier
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
+from .query_release import PublicAssistedQueryRelease
 
 __version__ = "0.1.0.dev0"
 
@@ -18,6 +19,7 @@ __all__ = [
     "PrivacyBudgetError",
     "PrivacyCost",
     "PrivacyLeakWarning",
+    "PublicAssistedQueryRelease",
     "PublicData",
     "PublicDataReduction",
     "PublicDataWarning",
