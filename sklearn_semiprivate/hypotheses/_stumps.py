@@ -11,6 +11,9 @@ also across features.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from ._base import Cover, HypothesisClass, check_classes, check_points
@@ -254,13 +257,22 @@ class StumpCover(Cover):
         # The only read of private data: every count below changes by at most 1
         # when one private row is added, removed or replaced (sensitivity 1).
         by_class = _ClassGroups(codes, k)
-        left = [np.zeros((0, k), dtype=np.int64)]
-        for j, (thr, cut) in enumerate(
-            zip(self._feature_thresholds, self._feature_cuts, strict=True)
-        ):
-            if cut.size:
-                left.append(by_class.count_at_most(X[:, j], thr[cut]))
-        left = np.concatenate(left).astype(np.int64, copy=False)
+        jobs = [
+            (j, thr[cut])
+            for j, (thr, cut) in enumerate(
+                zip(self._feature_thresholds, self._feature_cuts, strict=True)
+            )
+            if cut.size
+        ]
+        # Features are independent and numpy's sort releases the GIL: count them
+        # in threads. The counts, hence the scores, do not depend on the order.
+        n_threads = min(len(jobs), os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=max(n_threads, 1)) as pool:
+            counted = list(
+                pool.map(lambda job: by_class.count_at_most(X[:, job[0]], job[1]), jobs)
+            )
+        left = np.concatenate([np.zeros((0, k), dtype=np.int64), *counted])
+        left = left.astype(np.int64, copy=False)
         right = by_class.totals - left
         pairs = left[:, self._pair_a] + right[:, self._pair_b]
         return np.concatenate([by_class.totals, pairs.ravel()])
