@@ -15,6 +15,7 @@ MODULES = [
     "sklearn_semiprivate.hypotheses",
     "sklearn_semiprivate.classifiers",
     "sklearn_semiprivate.audit",
+    "sklearn_semiprivate.query_release",
     "sklearn_semiprivate.utils",
 ]
 

@@ -198,6 +198,13 @@ class QueryWorkload(ABC):
     ``_check_points(X, name)`` (the declared domain), ``_cover(X_public)``
     (Alg. 3 steps 1-2: a cover of the class from distinct public points) and
     ``_representative_domain(cover, X_public)`` (Definition 2).
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.query_release import QueryWorkload, StumpQueries
+    >>> workload = StumpQueries()  # the coordinate queries x_j > 0
+    >>> isinstance(workload, QueryWorkload), workload.n_queries(5)
+    (True, 5)
     """
 
     @abstractmethod

@@ -312,7 +312,9 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
             "rho": None,
             "cost": cost,
         }
-    rho = approx_dp_to_zcdp(epsilon, delta)
+    # A relative headroom of 1e-13 keeps the rounding of the per-round split
+    # (square roots and squares below) from landing a few ulps above the target.
+    rho = approx_dp_to_zcdp(epsilon, delta) * (1.0 - 1e-13)
     rho_sel = rho / n_rounds * SELECTION_SHARE
     rho_meas = rho / n_rounds * (1.0 - SELECTION_SHARE)
     if selection == "exponential":

@@ -41,7 +41,8 @@ def test_mwem_round_parameters_closed_form(selection, measurement):
     p = mwem_round_parameters(
         eps, delta, t, selection=selection, measurement=measurement
     )
-    rho = approx_dp_to_zcdp(eps, delta)
+    # The split keeps a relative headroom of 1e-13 against rounding upwards.
+    rho = approx_dp_to_zcdp(eps, delta) * (1.0 - 1e-13)
     rho_half = rho / t / 2
     # Exponential mechanism: eps^2/8-zCDP; permute-and-flip: eps^2/2-zCDP.
     factor = 8.0 if selection == "exponential" else 2.0
@@ -154,3 +155,21 @@ def test_estimator_spends_exactly_the_stated_cost_public():
     assert qr.rho_ == p["rho"]
     assert math.isclose(qr.rho_, approx_dp_to_zcdp(0.7, 1e-5), rel_tol=1e-12)
     assert qr.selected_.shape == (6,)
+
+
+def test_mwem_cost_never_exceeds_the_budget_by_rounding():
+    # Regression: per-round splits once summed to 0.5000000000000001 for eps=0.5.
+    for eps in (0.1, 0.5, 1.0, 3.0):
+        for delta in (1e-9, 1e-6, 1e-3):
+            for rounds in (1, 3, 7, 10, 99, 500):
+                for selection in ("exponential", "permute_and_flip"):
+                    for measurement in ("gaussian", "laplace"):
+                        cost = mwem_round_parameters(
+                            eps,
+                            delta,
+                            rounds,
+                            selection=selection,
+                            measurement=measurement,
+                        )["cost"]
+                        assert cost.epsilon <= eps
+                        assert cost.epsilon == pytest.approx(eps, rel=1e-12)
