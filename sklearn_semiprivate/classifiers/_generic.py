@@ -1,0 +1,646 @@
+"""GenericLearnerClassifier: Beimel–Nissim–Stemmer's GenericLearner (Alg. 1).
+
+Beimel, Nissim & Stemmer, *Learning Privately with Labeled and Unlabeled
+Examples*, Algorithm 1. The unlabeled rows are private too, so they are never
+used directly: they are first *sanitized* with respect to
+``C⊕ = {h ⊕ f : h, f in C}`` (Definition 3.1; step 2), the cover is built on the
+points of the sanitized database (steps 3-4) and the exponential mechanism, on
+the labeled rows, picks a member (step 5; Appendix A.1). Theorem 3.3's proof:
+each of the two mechanisms is epsilon-DP and they read disjoint data, so the
+learner is epsilon-DP.
+
+The sanitizer is this package's query-release machinery,
+:class:`~sklearn_semiprivate.query_release.PublicAssistedQueryRelease` with
+``support="public"`` (MWEM rounds), run over the whole discretised domain as its
+data-independent support, with a workload whose answers determine every answer
+of ``C⊕`` (:class:`_StumpXorQueries`).
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from itertools import combinations
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted
+
+from .._public import PublicData
+from ..accounting import PrivacyAccountant, PrivacyCost, compose_parallel
+from ..hypotheses import DecisionStumps, Intervals, Thresholds
+from ..query_release import PublicAssistedQueryRelease
+from ..query_release._base import (
+    BLOCK_ENTRIES,
+    QueryWorkload,
+    _QuerySet,
+    classes_of_atoms,
+    dedup_queries,
+)
+from ..utils._rng import spawn_rngs
+from ..utils._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    validate_data,
+)
+from ._base import check_bounds, infer_bounds_with_leak, prepare_fit_data
+from ._semiprivate import SemiPrivateClassifier
+
+__all__ = ["GenericLearnerClassifier"]
+
+# Largest discretised domain (n_bins ** n_features points) the sanitizer holds a
+# distribution over.
+MAX_DOMAIN_SIZE = 1 << 16
+
+# Hypothesis classes whose C⊕ the stump-XOR workload spans (see _StumpXorQueries).
+_ONE_FEATURE_CLASSES = {"thresholds": Thresholds, "intervals": Intervals}
+
+
+class _StumpXorSet(_QuerySet):
+    """Queries ``1[b[f1] <= s1] XOR 1[b[f2] <= s2]`` on integer grid codes ``b``.
+
+    ``s2 = -1`` makes the second term 0 (``b >= 0``), so the query is the single
+    grid stump ``1[b[f1] <= s1]``. ``pair`` indexes the feature pair
+    ``(f1, f2)`` in ``pairs`` for cross-feature queries, ``-1`` otherwise.
+    Answers use one-way prefix sums and, per feature pair, a 2-D cumulative
+    histogram: ``w(A XOR B) = w(A) + w(B) - 2 w(A and B)``.
+    """
+
+    def __init__(self, n_features, n_bins, pairs, f1, s1, f2, s2, pair):
+        self.n_features = n_features
+        self.n_bins = n_bins
+        self.pairs = pairs
+        self.f1, self.s1, self.f2, self.s2, self.pair = f1, s1, f2, s2, pair
+
+    @property
+    def n_queries(self):
+        return int(self.f1.size)
+
+    def weighted_sums(self, X, weights):
+        codes = X.astype(np.intp)
+        n, d, nb = codes.shape[0], self.n_features, self.n_bins
+        one_way = np.bincount(
+            (codes + np.arange(d) * nb).ravel(),
+            weights=np.repeat(weights, d),
+            minlength=d * nb,
+        ).reshape(d, nb)
+        cdf = np.cumsum(one_way, axis=1)  # cdf[j, s] = w(b[j] <= s)
+        padded = np.column_stack([np.zeros(d), cdf])  # padded[j, s + 1]
+        out = cdf[self.f1, self.s1] + padded[self.f2, self.s2 + 1]
+        cross = self.pair >= 0
+        if not cross.any():
+            return out
+        used, slot = np.unique(self.pair[cross], return_inverse=True)
+        joint = np.empty((used.size, nb * nb))
+        step = max(1, BLOCK_ENTRIES // max(n, 1))
+        for start in range(0, used.size, step):
+            pj = self.pairs[used[start : start + step]]
+            k = pj.shape[0]
+            idx = codes[:, pj[:, 0]] * nb + codes[:, pj[:, 1]] + np.arange(k) * nb**2
+            joint[start : start + k] = np.bincount(
+                idx.ravel(), weights=np.repeat(weights, k), minlength=k * nb**2
+            ).reshape(k, nb**2)
+        both = joint.reshape(-1, nb, nb).cumsum(axis=1).cumsum(axis=2)
+        out[cross] -= 2.0 * both[slot.reshape(-1), self.s1[cross], self.s2[cross]]
+        return out
+
+    def labels(self, X, start, stop):
+        codes = X.astype(np.intp)
+        first = codes[:, self.f1[start:stop]].T <= self.s1[start:stop, None]
+        second = codes[:, self.f2[start:stop]].T <= self.s2[start:stop, None]
+        return first ^ second
+
+    def take(self, indices):
+        return _StumpXorSet(
+            self.n_features,
+            self.n_bins,
+            self.pairs,
+            self.f1[indices],
+            self.s1[indices],
+            self.f2[indices],
+            self.s2[indices],
+            self.pair[indices],
+        )
+
+
+def _grid_codes(n_bins, n_features):
+    """Every point of the discretised domain ``{0 .. n_bins - 1}^n_features``."""
+    shape = (n_bins,) * n_features
+    return np.indices(shape).reshape(n_features, -1).T.astype(np.float64)
+
+
+class _StumpXorQueries(QueryWorkload):
+    """The ``C⊕`` workload of grid stumps, on integer codes ``0 .. n_bins - 1``.
+
+    Grid stumps ``1[b[j] <= s]``, ``s = 0 .. n_bins - 2``, on every feature, and
+    the XOR of every two grid stumps on *different* features. With binary labels
+    ``C⊕`` (Definition 3.1) for stumps is exactly: the constants, the grid
+    stumps (a stump XOR a constant), the intervals ``1[s < b[j] <= t]`` (two
+    stumps on one feature) and the cross-feature XORs, up to complements (whose
+    answers are one minus the answer, with the same error). An interval is the
+    difference of two grid stumps, so answers within ``alpha`` on this workload
+    give every ``C⊕`` answer within ``2 alpha``. With more labels, ``h ⊕ f`` is a
+    union of the cells cut by the two stumps; every such union is again within
+    ``2 alpha`` (a quadrant is ``(F_j ± F_k ± XOR) / 2``, within ``1.5 alpha``).
+    For the 1-D classes: thresholds are stumps on one feature (``2 alpha``);
+    ``h ⊕ f`` of two intervals changes value at most four times along the line,
+    a signed sum of at most four grid stumps (``4 alpha``).
+
+    ``n_features (n_bins - 1) + C(n_features, 2) (n_bins - 1)^2`` queries.
+    """
+
+    def __init__(self, n_bins):
+        self.n_bins = int(n_bins)
+
+    def __repr__(self):
+        return f"_StumpXorQueries(n_bins={self.n_bins})"
+
+    def _check_points(self, X, name):
+        bad = (X < 0) | (X >= self.n_bins) | (X != np.floor(X))
+        if bad.any():
+            raise ValueError(
+                f"{name} must hold integer grid codes in [0, {self.n_bins - 1}]."
+            )
+        return X
+
+    def _bind(self, n_features):
+        nb, d = self.n_bins, int(n_features)
+        cuts = np.arange(nb - 1, dtype=np.intp)
+        pairs = np.array(list(combinations(range(d), 2)), dtype=np.intp).reshape(-1, 2)
+        n_pairs, per_pair = pairs.shape[0], (nb - 1) ** 2
+        pair = np.repeat(np.arange(n_pairs, dtype=np.intp), per_pair)
+        single_f = np.repeat(np.arange(d, dtype=np.intp), nb - 1)
+        n_single = single_f.size
+        return _StumpXorSet(
+            d,
+            nb,
+            pairs,
+            f1=np.concatenate([single_f, pairs[pair, 0]]),
+            s1=np.concatenate(
+                [np.tile(cuts, d), np.tile(np.repeat(cuts, nb - 1), n_pairs)]
+            ),
+            f2=np.concatenate([single_f, pairs[pair, 1]]),
+            s2=np.concatenate(
+                [
+                    np.full(n_single, -1, dtype=np.intp),
+                    np.tile(cuts, (nb - 1) * n_pairs),
+                ]
+            ),
+            pair=np.concatenate([np.full(n_single, -1, dtype=np.intp), pair]),
+        )
+
+    def _cover(self, X_public):
+        # Alg. 3 steps 1-2 (support="representative" only): one query per distinct
+        # labeling of the distinct public points.
+        return dedup_queries(self._bind(X_public.shape[1]), X_public)
+
+    def _representative_domain(self, cover, X_public):
+        # Definition 2 over the finite grid: every grid point is an atom.
+        d = X_public.shape[1]
+        atoms = _grid_codes(self.n_bins, d)
+        first, class_of_atom = classes_of_atoms(cover, atoms)
+        shape = (self.n_bins,) * d
+
+        def class_map(X):
+            return class_of_atom[
+                np.ravel_multi_index(tuple(X.astype(np.intp).T), shape)
+            ]
+
+        return atoms[first], class_map
+
+
+def _discretise(X, bounds, n_bins):
+    """Grid code of every row: ``n_bins`` equal bins per feature, clipped.
+
+    A per-row map fixed by the public ``bounds``: replacing one row changes one
+    code row, so neighbouring datasets stay neighbouring.
+    """
+    width = (bounds[:, 1] - bounds[:, 0]) / n_bins
+    codes = np.floor((X - bounds[:, 0]) / width)
+    return np.clip(codes, 0, n_bins - 1)
+
+
+def _bin_centres(codes, bounds, n_bins):
+    width = (bounds[:, 1] - bounds[:, 0]) / n_bins
+    return bounds[:, 0] + (codes + 0.5) * width
+
+
+class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
+    """Private learner from labeled and *private* unlabeled rows (GenericLearner).
+
+    Beimel, Nissim & Stemmer, Algorithm 1. For when the unlabeled data is
+    private too, so no public points are available to build a cover from:
+
+    1. the private unlabeled rows are discretised on a public grid (``bounds``,
+       ``n_bins``) and *sanitized* with respect to ``C⊕ = {h ⊕ f}`` (step 2):
+       :class:`~sklearn_semiprivate.query_release.PublicAssistedQueryRelease`
+       (MWEM rounds over the whole grid) releases a distribution whose answers
+       to the ``C⊕`` workload are close to the private rows', and
+       ``n_synthetic`` synthetic rows are drawn from it;
+    2. the cover is built on the distinct synthetic rows (steps 3-4): one
+       hypothesis per labeling the class realizes on them;
+    3. the exponential mechanism, scored by the number of labeled rows each
+       member labels correctly, picks one (step 5).
+
+    The labeled sample needed is about ``VC(C) / (alpha^3 epsilon)``, independent
+    of the domain size (Theorem 3.3): on a fine grid the cover is much smaller
+    than the cover of every grid hypothesis.
+
+    Parameters
+    ----------
+    hypothesis_class : {"stumps", "thresholds", "intervals"}, DecisionStumps, \
+            Thresholds or Intervals, default="stumps"
+        The class to learn. ``"thresholds"`` and ``"intervals"`` need one
+        feature. These are the classes whose ``C⊕`` the sanitizer's workload
+        covers (see Notes).
+    epsilon : float, default=1.0
+        Privacy parameter, ``> 0``, of each of the two mechanisms: the
+        sanitizer of the unlabeled rows and the exponential mechanism on the
+        labeled rows.
+    delta : float, default=1e-6
+        Privacy parameter of the sanitizer, in ``[0, 1)``. With ``delta > 0`` the
+        MWEM rounds use Gaussian measurements accounted in zCDP; with
+        ``delta=0`` Laplace measurements and the whole fit is pure
+        ``epsilon``-DP, as in Theorem 3.3.
+    n_bins : int, default=16
+        Bins per feature of the discretised domain, ``>= 2``. The sanitizer
+        holds a distribution over all ``n_bins ** n_features`` grid points
+        (at most 65536); candidate rules cut between bins.
+    n_synthetic : int, default=100
+        Size of the sanitized database ``D~`` drawn from the released
+        distribution (the paper takes ``O(VC(C) log(1/alpha) / alpha^2)``).
+        More points refine the cover; the cover, and the labeled sample the
+        exponential mechanism needs, grow with the number of distinct ones.
+    n_rounds : int, default=None
+        MWEM rounds of the sanitizer (``n_iterations`` of
+        :class:`~sklearn_semiprivate.query_release.PublicAssistedQueryRelease`).
+        None uses its default, which balances convergence against noise.
+    bounds : array-like of shape (2,) or (n_features, 2), default=None
+        The domain box: the grid splits it into ``n_bins`` equal bins per
+        feature; rows outside it go to the nearest edge bin. If None, read
+        from the private rows with a
+        :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+    classes : array-like of shape (n_classes,), default=None
+        Every possible label. If None, read from the private ``y`` with a
+        :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+    accountant : PrivacyAccountant, default=None
+        Ledger checked before any private read (against ``(epsilon, delta)``,
+        the most a fit can cost) and charged ``privacy_spent_`` per fit. Shared,
+        not copied, by :func:`~sklearn.base.clone`.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the grid, the sanitizer, the synthetic draw and the exponential
+        mechanism, each from its own independent stream. None draws fresh
+        entropy.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The label set.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` has string column names.
+    bounds_ : ndarray of shape (n_features_in_, 2)
+        The domain box used.
+    sanitizer_ : PublicAssistedQueryRelease or None
+        The fitted sanitizer (its ``privacy_spent_`` is the cost of step 2);
+        None without unlabeled rows.
+    synthetic_ : ndarray of shape (n_synthetic, n_features_in_) or None
+        The sanitized database ``D~``, as bin centres; None without unlabeled
+        rows.
+    cover_ : Cover
+        The cover built from ``synthetic_`` (or from the data-independent grid).
+    cover_size_ : int
+        Number of members of the cover.
+    member_ : int
+        Index of the chosen member in ``cover_``.
+    hypothesis_ : str
+        Human-readable rule of the chosen member.
+    privacy_spent_ : PrivacyCost
+        ``compose_parallel([sanitizer_.privacy_spent_, (epsilon, 0)])``: the
+        larger epsilon and the sanitizer's delta, i.e. ``(epsilon, delta)``
+        (``(epsilon, 0)`` without unlabeled rows).
+
+    See Also
+    --------
+    SemiPrivateClassifier : the same exponential mechanism over a cover built
+        from *public* unlabeled points.
+    sklearn_semiprivate.query_release.PublicAssistedQueryRelease : the sanitizer.
+
+    Notes
+    -----
+    **Privacy.** Protected: every labeled row of ``(X, y)`` and every unlabeled
+    row of ``X_unlabeled``; the two parts must hold *different* people. Not
+    protected: ``bounds``, ``n_bins``, ``classes``, the hyper-parameters, the
+    number of rows of each part and the feature format. Neighbouring inputs
+    change one row of one part:
+
+    * one unlabeled row replaced (replace-one; ``n_unlabeled`` is public): the
+      grid map is per row, so one grid code changes; the sanitizer is
+      ``sanitizer_.privacy_spent_``-DP (each MWEM answer has sensitivity
+      ``1 / n_unlabeled``); the synthetic draw, the cover and the exponential
+      mechanism only post-process its output, given the unchanged labeled rows;
+    * one labeled row replaced, added or removed: the sanitizer does not read
+      it; the exponential mechanism's score (correct predictions) has
+      sensitivity 1, so the choice is ``epsilon``-DP (Appendix A.1).
+
+    Hence the fit is ``(max(eps_sanitizer, epsilon), delta_sanitizer)`` =
+    ``(epsilon, delta)``-DP: parallel composition over the disjoint parts, as in
+    Theorem 3.3's proof (McSherry 2009, Thm 4). If one person may appear in both
+    parts, the parts are not disjoint and basic composition applies instead:
+    ``(eps_sanitizer + epsilon, delta)``. Without unlabeled rows the cover is
+    the data-independent grid and the fit is ``(epsilon, 0)``-DP.
+
+    **Sanitizer workload.** The sanitized database must answer every query
+    ``h ⊕ f`` nearly as the unlabeled rows do (Theorem 3.3's proof). On the
+    grid, the workload is every grid stump ``1[b_j <= s]`` and the XOR of
+    every two grid stumps on different features: for stumps with two labels this
+    is ``C⊕`` itself except the intervals on one feature, which are differences
+    of two grid stumps, so answers within ``alpha`` on the workload give every
+    ``C⊕`` answer within ``2 alpha`` (``4 alpha`` for intervals, whose
+    ``h ⊕ f`` is a signed sum of at most four grid stumps). The paper's
+    sanitizer (Blum, Ligett & Roth, Theorem A.3) is replaced by MWEM (Hardt,
+    Ligett & McSherry 2012) over the whole finite grid, which is likewise
+    exponential in the number of features.
+
+    Hyper-parameter search over private data spends budget: each fit costs
+    ``privacy_spent_``; pass an ``accountant`` to record it. ``X_unlabeled`` of
+    the same length as ``X`` is sliced per fold by scikit-learn's
+    cross-validation like ``X``, which is harmless for private rows (every fold
+    is a separate, accounted fit).
+
+    References
+    ----------
+    A. Beimel, K. Nissim, U. Stemmer. Learning Privately with Labeled and
+    Unlabeled Examples. SODA 2015; Algorithmica 2021.
+
+    M. Hardt, K. Ligett, F. McSherry. A Simple and Practical Algorithm for
+    Differentially Private Data Release. NeurIPS 2012.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers import GenericLearnerClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X_unlabeled = rng.uniform(size=(5000, 1))
+    >>> X = rng.uniform(size=(300, 1))
+    >>> y = (X[:, 0] > 0.3).astype(int)
+    >>> clf = GenericLearnerClassifier("thresholds", epsilon=1.0, n_bins=64,
+    ...                                bounds=(0, 1), classes=[0, 1],
+    ...                                random_state=0)
+    >>> clf = clf.fit(X, y, X_unlabeled=X_unlabeled)
+    >>> clf.privacy_spent_
+    PrivacyCost(epsilon=1.0, delta=1e-06)
+    >>> bool(clf.score(X, y) > 0.9)
+    True
+    """
+
+    __metadata_request__fit = {"X_unlabeled": True}
+
+    _parameter_constraints = {
+        "hypothesis_class": [
+            StrOptions({"stumps", *_ONE_FEATURE_CLASSES}),
+            DecisionStumps,
+            Thresholds,
+            Intervals,
+        ],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="left")],
+        "n_bins": [Interval(Integral, 2, None, closed="left")],
+        "n_synthetic": [Interval(Integral, 1, None, closed="left")],
+        "n_rounds": [Interval(Integral, 1, None, closed="left"), None],
+        "bounds": ["array-like", None],
+        "classes": ["array-like", None],
+        "accountant": [PrivacyAccountant, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        hypothesis_class="stumps",
+        *,
+        epsilon=1.0,
+        delta=1e-6,
+        n_bins=16,
+        n_synthetic=100,
+        n_rounds=None,
+        bounds=None,
+        classes=None,
+        accountant=None,
+        random_state=None,
+    ):
+        self.hypothesis_class = hypothesis_class
+        self.epsilon = epsilon
+        self.delta = delta
+        self.n_bins = n_bins
+        self.n_synthetic = n_synthetic
+        self.n_rounds = n_rounds
+        self.bounds = bounds
+        self.classes = classes
+        self.accountant = accountant
+        self.random_state = random_state
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y, X_unlabeled=None):
+        """Fit on labeled ``(X, y)`` and unlabeled ``X_unlabeled``, all private.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Labeled private rows (protected).
+        y : array-like of shape (n_samples,)
+            Their labels (protected).
+        X_unlabeled : array-like of shape (n_unlabeled, n_features), default=None
+            Unlabeled private rows (protected), of people *not* in ``X``. Only
+            the sanitizer reads them. None: no unlabeled rows; the cover is then
+            a data-independent grid (the private-only baseline, equal to
+            :class:`SemiPrivateClassifier` with ``n_public=n_bins`` and no
+            public data).
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        has_unlabeled = X_unlabeled is not None
+        if self.accountant is not None:
+            # The most this fit can spend, checked before any private read;
+            # nothing is charged on refusal.
+            self.accountant.check(self.epsilon, self.delta if has_unlabeled else 0.0)
+        rng_grid, rng_sanitizer, rng_sample, rng_mechanism = spawn_rngs(
+            self.random_state, 4
+        )
+        # Format checks only (finite values, label set); they release nothing.
+        data = prepare_fit_data(
+            self, X, y, None, None, classes=self.classes, n_public=None, rng=rng_grid
+        )
+        n_features = data.X.shape[1]
+        self._check_hypothesis_class(n_features)
+        X_unl = (
+            self._check_unlabeled(X_unlabeled, n_features) if has_unlabeled else None
+        )
+        bounds = self._resolve_bounds(data.X, X_unl)
+        selector = self._selector(bounds)
+        points, sanitizer = self._cover_points(
+            data, X_unl, bounds, selector, rng_grid, rng_sanitizer, rng_sample
+        )
+        cover = selector._build_cover(points, data.classes)
+        # Alg. 1 step 5: the only read of the labeled rows (sensitivity 1).
+        member = selector._select_member(cover, data, rng_mechanism)
+        costs = [PrivacyCost(float(self.epsilon), 0.0)]
+        if sanitizer is not None:
+            costs.append(sanitizer.privacy_spent_)
+        # Parallel composition: the two mechanisms read disjoint parts.
+        self.privacy_spent_ = compose_parallel(costs)
+        if self.accountant is not None:
+            self.accountant.spend(*self.privacy_spent_)
+
+        self.classes_ = data.classes
+        self.bounds_ = bounds
+        self.sanitizer_ = sanitizer
+        self.synthetic_ = None if sanitizer is None else points
+        self.cover_ = cover
+        self.cover_size_ = cover.size
+        self.member_ = member
+        self.hypothesis_ = cover.describe(member)
+        return self
+
+    def _check_hypothesis_class(self, n_features):
+        spec = self.hypothesis_class
+        one_feature = (
+            spec in _ONE_FEATURE_CLASSES
+            if isinstance(spec, str)
+            else isinstance(spec, (Thresholds, Intervals))
+        )
+        if one_feature and n_features != 1:
+            raise ValueError(
+                f"{spec!r} is a 1-D class: X must have exactly one feature, got "
+                f"{n_features}. Select a column, or use hypothesis_class='stumps'."
+            )
+
+    def _check_unlabeled(self, X_unlabeled, n_features):
+        """Validate the unlabeled rows' format and the grid size; release nothing."""
+        if isinstance(X_unlabeled, PublicData):
+            raise TypeError(
+                "X_unlabeled holds *private* unlabeled rows; PublicData marks "
+                "public ones. Pass the raw array, or use SemiPrivateClassifier "
+                "with X_public=PublicData(...) for public unlabeled data."
+            )
+        if np.ndim(X_unlabeled) == 2 and np.shape(X_unlabeled)[0] == 0:
+            raise ValueError(
+                "X_unlabeled is empty (0 rows). Pass X_unlabeled=None for no "
+                "unlabeled data."
+            )
+        names = getattr(X_unlabeled, "columns", None)
+        fitted = getattr(self, "feature_names_in_", None)
+        if names is not None and fitted is not None:
+            if [str(c) for c in names] != fitted.tolist():
+                raise ValueError(
+                    "X_unlabeled's feature names differ from X's: "
+                    f"{[str(c) for c in names]} vs {fitted.tolist()}."
+                )
+        X_unl = check_array(
+            X_unlabeled,
+            dtype=np.float64,
+            ensure_all_finite=True,
+            input_name="X_unlabeled",
+        )
+        if X_unl.shape[1] != n_features:
+            raise ValueError(
+                f"X_unlabeled has {X_unl.shape[1]} features, but X has {n_features}; "
+                "labeled and unlabeled rows must share the feature space."
+            )
+        if self.n_bins**n_features > MAX_DOMAIN_SIZE:
+            raise ValueError(
+                f"The discretised domain has n_bins ** n_features = "
+                f"{self.n_bins}**{n_features} points, more than the "
+                f"{MAX_DOMAIN_SIZE} the sanitizer holds a distribution over. Lower "
+                "n_bins or use fewer features."
+            )
+        return X_unl
+
+    def _resolve_bounds(self, X, X_unl):
+        if self.bounds is not None:
+            return check_bounds(self.bounds, X.shape[1])
+        rows = X if X_unl is None else np.vstack([X, X_unl])
+        return infer_bounds_with_leak(rows)
+
+    def _selector(self, bounds):
+        """Steps 3-5's machinery: SemiPrivateClassifier's cover and mechanism."""
+        return SemiPrivateClassifier(
+            self.hypothesis_class,
+            epsilon=self.epsilon,
+            n_public=self.n_bins,
+            bounds=bounds,
+        )
+
+    def _sanitizer(self, seed):
+        """Alg. 1 step 2's sanitizer, unfitted: MWEM over the whole grid."""
+        return PublicAssistedQueryRelease(
+            _StumpXorQueries(self.n_bins),
+            epsilon=self.epsilon,
+            delta=self.delta,
+            support="public",
+            n_iterations=self.n_rounds,
+            measurement="gaussian" if self.delta > 0 else "laplace",
+            random_state=seed,
+        )
+
+    def _cover_points(
+        self, data, X_unl, bounds, selector, rng_grid, rng_sanitizer, rng_sample
+    ):
+        """Points the cover is built on, and the fitted sanitizer (or None)."""
+        if X_unl is None:
+            # Private-only baseline: the data-independent grid of bin centres.
+            return selector._cover_points(data, rng_grid), None
+        n_features = X_unl.shape[1]
+        grid = _grid_codes(self.n_bins, n_features)
+        # Alg. 1 step 2: the only read of the unlabeled rows. The grid is the
+        # sanitizer's data-independent support (its "public" points); every
+        # answer of the private codes has sensitivity 1 / n_unlabeled.
+        sanitizer = self._sanitizer(int(rng_sanitizer.integers(2**32))).fit(
+            _discretise(X_unl, bounds, self.n_bins), X_public=PublicData(grid)
+        )
+        # Post-processing: the sanitized database D~ drawn from the release.
+        codes = sanitizer.sample(self.n_synthetic, random_state=rng_sample)
+        return _bin_centres(codes, bounds, self.n_bins), sanitizer
+
+    def predict(self, X):
+        """Predict labels with the chosen hypothesis (post-processing, no noise).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to label.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.cover_.predict(self.member_, X)
+
+    def predict_proba(self, X):
+        """Class probabilities: one-hot of the chosen hypothesis's label.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        labels = self.predict(X)
+        proba = np.zeros((labels.shape[0], self.classes_.size))
+        proba[np.arange(labels.shape[0]), np.searchsorted(self.classes_, labels)] = 1.0
+        return proba
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
