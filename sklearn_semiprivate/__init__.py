@@ -8,13 +8,18 @@ while **public** data (often unlabeled, small, and shifted) is used freely.
 
 from ._public import PublicData
 from .accounting import PrivacyAccountant, PrivacyCost
-from .classifiers import PublicDataReduction, SemiPrivateClassifier
+from .classifiers import (
+    GenericLearnerClassifier,
+    PublicDataReduction,
+    SemiPrivateClassifier,
+)
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
 from .query_release import PublicAssistedQueryRelease
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "GenericLearnerClassifier",
     "PrivacyAccountant",
     "PrivacyBudgetError",
     "PrivacyCost",

@@ -8,12 +8,18 @@ the domain bounds and the label set from the private data; they say so with a
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sklearn_semiprivate import PublicDataReduction, SemiPrivateClassifier
+from sklearn_semiprivate import (
+    GenericLearnerClassifier,
+    PublicDataReduction,
+    SemiPrivateClassifier,
+)
 
 ESTIMATORS = [
     SemiPrivateClassifier(random_state=0),
     SemiPrivateClassifier("partition", random_state=0),
     PublicDataReduction(SemiPrivateClassifier(), n_public=2, random_state=0),
+    # Without X_unlabeled: the data-independent grid (the private-only path).
+    GenericLearnerClassifier(random_state=0),
 ]
 
 
