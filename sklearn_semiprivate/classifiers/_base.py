@@ -174,7 +174,8 @@ def infer_bounds_with_leak(X):
     [[0.0, 2.0], [0.5, 1.5]]
     """
     warnings.warn(
-        "No public data and no bounds= were given, so the domain bounds are read "
+        "No bounds= were given and there is no public data to take them from, so "
+        "the domain bounds are read "
         "from the private X; the released model then leaks the range of the "
         "private data. Pass bounds=... or public data to avoid this.",
         PrivacyLeakWarning,
