@@ -30,6 +30,7 @@ from sklearn.preprocessing import StandardScaler
 
 from . import __version__
 from ._public import PublicData
+from .exceptions import PrivacyLeakWarning
 from .classifiers import SemiPrivateClassifier
 from .hypotheses import PartitionLabelings
 
@@ -177,7 +178,8 @@ def main(argv=None):
     )
     start = time.perf_counter()
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no privacy-leak fallback may fire here
+        # No privacy-leak fallback may fire in the demonstration.
+        warnings.simplefilter("error", PrivacyLeakWarning)
         names, table = run(n_repeats=args.repeats, seed=args.seed)
     print(_format_table(names, table))
     print(f"\n({time.perf_counter() - start:.1f} s)")
