@@ -30,8 +30,8 @@ from sklearn.preprocessing import StandardScaler
 
 from . import __version__
 from ._public import PublicData
-from .exceptions import PrivacyLeakWarning
 from .classifiers import SemiPrivateClassifier
+from .exceptions import PrivacyLeakWarning
 from .hypotheses import PartitionLabelings
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0)
