@@ -157,6 +157,9 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         Index of the chosen member in ``cover_``.
     hypothesis_ : str
         Human-readable rule of the chosen member.
+    selector_ : SemiPrivateClassifier
+        Steps 3-5's machinery holding the chosen member; :meth:`predict` and
+        :meth:`predict_proba` delegate to it.
     privacy_spent_ : PrivacyCost
         ``compose_parallel([sanitizer_.privacy_spent_, (epsilon, 0)])``: the
         larger epsilon and the sanitizer's delta, i.e. ``(epsilon, delta)``
@@ -344,7 +347,27 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         self.cover_size_ = cover.size
         self.member_ = member
         self.hypothesis_ = cover.describe(member)
+        self.selector_ = self._fitted_selector(
+            selector, cover, member, data.classes, n_features
+        )
         return self
+
+    @staticmethod
+    def _fitted_selector(selector, cover, member, classes, n_features):
+        """Steps 3-5's SemiPrivateClassifier, holding the chosen member.
+
+        Its state is the released model (post-processing): the cover and the
+        member, no final estimator. ``predict`` and ``predict_proba`` delegate
+        to it, on rows already validated against this estimator.
+        """
+        selector.n_features_in_ = n_features
+        selector.classes_ = classes
+        selector.cover_ = cover
+        selector.cover_size_ = cover.size
+        selector.member_ = member
+        selector.hypothesis_ = cover.describe(member)
+        selector.final_estimator_ = None
+        return selector
 
     def _check_hypothesis_class(self, n_features):
         spec = self.hypothesis_class
@@ -372,25 +395,15 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
                 "X_unlabeled is empty (0 rows). Pass X_unlabeled=None for no "
                 "unlabeled data."
             )
-        names = getattr(X_unlabeled, "columns", None)
-        fitted = getattr(self, "feature_names_in_", None)
-        if names is not None and fitted is not None:
-            if [str(c) for c in names] != fitted.tolist():
-                raise ValueError(
-                    "X_unlabeled's feature names differ from X's: "
-                    f"{[str(c) for c in names]} vs {fitted.tolist()}."
-                )
+        # The format fitted on X (n_features_in_, feature_names_in_, set by
+        # prepare_fit_data): feature names and count must match, as at predict.
+        validate_data(self, X_unlabeled, reset=False, skip_check_array=True)
         X_unl = check_array(
             X_unlabeled,
             dtype=np.float64,
             ensure_all_finite=True,
             input_name="X_unlabeled",
         )
-        if X_unl.shape[1] != n_features:
-            raise ValueError(
-                f"X_unlabeled has {X_unl.shape[1]} features, but X has {n_features}; "
-                "labeled and unlabeled rows must share the feature space."
-            )
         if self.n_bins**n_features > MAX_DOMAIN_SIZE:
             raise ValueError(
                 f"The discretised domain has n_bins ** n_features = "
@@ -415,7 +428,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             bounds=bounds,
         )
 
-    def _sanitizer(self, seed):
+    def _sanitizer(self, rng):
         """Alg. 1 step 2's sanitizer, unfitted: MWEM over the whole grid."""
         return PublicAssistedQueryRelease(
             _StumpXorQueries(self.n_bins),
@@ -424,7 +437,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             support="public",
             n_iterations=self.n_rounds,
             measurement="gaussian" if self.delta > 0 else "laplace",
-            random_state=seed,
+            random_state=rng,
         )
 
     def _cover_points(
@@ -439,7 +452,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         # Alg. 1 step 2: the only read of the unlabeled rows. The grid is the
         # sanitizer's data-independent support (its "public" points); every
         # answer of the private codes has sensitivity 1 / n_unlabeled.
-        sanitizer = self._sanitizer(int(rng_sanitizer.integers(2**32))).fit(
+        sanitizer = self._sanitizer(rng_sanitizer).fit(
             _discretise(X_unl, bounds, self.n_bins), X_public=PublicData(grid)
         )
         # Post-processing: the sanitized database D~ drawn from the release.
@@ -460,7 +473,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.cover_.predict(self.member_, X)
+        return self.selector_.predict(X)
 
     def predict_proba(self, X):
         """Class probabilities: one-hot of the chosen hypothesis's label.
@@ -475,10 +488,9 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         proba : ndarray of shape (n_samples, n_classes)
             Columns in the order of ``classes_``.
         """
-        labels = self.predict(X)
-        proba = np.zeros((labels.shape[0], self.classes_.size))
-        proba[np.arange(labels.shape[0]), np.searchsorted(self.classes_, labels)] = 1.0
-        return proba
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.selector_.predict_proba(X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -22,9 +22,11 @@ class live here:
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import math
 from abc import ABC, abstractmethod
 
 import numpy as np
+from sklearn.utils import check_array
 
 __all__ = ["QueryWorkload"]
 
@@ -39,6 +41,17 @@ BLOCK_ENTRIES = 1 << 20
 
 class RepresentativeDomainTooLarge(ValueError):
     """The representative domain (Definition 2) of the cover is too large to hold."""
+
+
+def out_of_domain_error(name, n_bad, domain):
+    """The error for rows of ``name`` outside the declared domain.
+
+    Private rows are checked too, so the message says only how many rows are
+    out of the domain and what the domain is: never a value or a row index.
+    """
+    return ValueError(
+        f"{name} has a value outside the declared domain in {n_bad} row(s) ({domain})."
+    )
 
 
 def too_large_message(what, size, limit):
@@ -72,6 +85,15 @@ class _QuerySet(ABC):
     @abstractmethod
     def take(self, indices):
         """The sub-list of queries at ``indices``, as a ``_QuerySet``."""
+
+    def project_queries(self, queries, X_public):
+        """``Project_{H~, w}`` of Alg. 3 with ``self`` as the cover ``H~``.
+
+        Returns the index of the member labeling the distinct public points
+        ``X_public`` as each query of ``queries`` does, or -1 where none does.
+        Public points only. Subclasses may override with a faster exact method.
+        """
+        return project_by_public_labels(self, queries, X_public)
 
     def mask(self, i, X):
         """Boolean vector ``q_i(X_j)`` over the rows of ``X``."""
@@ -174,6 +196,33 @@ def project_by_public_labels(cover, queries, X_public):
     return member_of_class[inverse[n_c:]]
 
 
+def grid_points(cards):
+    """Every point of ``{0 .. cards[0] - 1} x ... x {0 .. cards[-1] - 1}``, C order."""
+    cards = tuple(int(c) for c in cards)
+    return np.indices(cards).reshape(len(cards), -1).T.astype(np.float64)
+
+
+def grid_representative_domain(cover, cards):
+    """Definition 2 over a finite grid of integer codes: every point is an atom.
+
+    The size of the grid is checked before any point of it is built. Returns
+    ``(representatives, class_map)`` as ``QueryWorkload._representative_domain``.
+    """
+    cards = tuple(int(c) for c in cards)
+    n_atoms = math.prod(cards)
+    if n_atoms > MAX_REPRESENTATIVES:
+        raise RepresentativeDomainTooLarge(
+            too_large_message("to be found among the", n_atoms, MAX_REPRESENTATIVES)
+        )
+    atoms = grid_points(cards)
+    first, class_of_atom = classes_of_atoms(cover, atoms)
+
+    def class_map(X):
+        return class_of_atom[np.ravel_multi_index(tuple(X.astype(np.intp).T), cards)]
+
+    return atoms[first], class_map
+
+
 def classes_of_atoms(cover, atoms):
     """Definition 2 over a finite refinement: equivalence classes of ``atoms``.
 
@@ -256,8 +305,6 @@ class QueryWorkload(ABC):
         answers : ndarray of shape (n_queries,)
             Weighted fraction of the rows satisfying each query, in ``[0, 1]``.
         """
-        from sklearn.utils import check_array
-
         X = check_array(X, dtype=np.float64, ensure_all_finite=True, input_name="X")
         X = self._check_points(X, "X")
         if sample_weight is None:

@@ -10,20 +10,18 @@ on ``S``; column sets are processed in blocks so that memory stays
 # SPDX-License-Identifier: BSD-3-Clause
 
 import itertools
-import math
 import numbers
 
 import numpy as np
 
 from ._base import (
     BLOCK_ENTRIES,
-    MAX_REPRESENTATIVES,
     QueryWorkload,
-    RepresentativeDomainTooLarge,
     _QuerySet,
     classes_of_atoms,
     dedup_queries,
-    too_large_message,
+    grid_representative_domain,
+    out_of_domain_error,
 )
 
 __all__ = ["MarginalQueries", "PredicateQueries"]
@@ -197,13 +195,14 @@ class MarginalQueries(QueryWorkload):
 
     def _check_points(self, X, name):
         cards = self._cards(X.shape[1])
-        bad = (X < 0) | (X != np.floor(X)) | (X >= cards)
+        bad = ((X < 0) | (X != np.floor(X)) | (X >= cards)).any(axis=1)
         if bad.any():
-            row, col = np.argwhere(bad)[0]
-            raise ValueError(
-                f"{name} has a value outside the declared domain: column {col} must "
-                f"hold integer codes in [0, {cards[col] - 1}] (n_categories), found "
-                f"{X[row, col]!r} in row {row}."
+            # No value or row index in the message: X may be private.
+            raise out_of_domain_error(
+                name,
+                int(bad.sum()),
+                f"column j holds integer codes 0 .. n_categories[j] - 1, with "
+                f"n_categories = {cards.tolist()}",
             )
         return X
 
@@ -238,24 +237,8 @@ class MarginalQueries(QueryWorkload):
         return dedup_queries(self._bind(X_public.shape[1]), X_public)
 
     def _representative_domain(self, cover, X_public):
-        cards = self._cards(X_public.shape[1])
-        n_atoms = math.prod(int(c) for c in cards)
-        if n_atoms > MAX_REPRESENTATIVES:
-            raise RepresentativeDomainTooLarge(
-                too_large_message("to be found among the", n_atoms, MAX_REPRESENTATIVES)
-            )
-        # Atoms: every point of the finite domain (each is its own atom).
-        atoms = np.indices(tuple(int(c) for c in cards)).reshape(cards.size, -1).T
-        atoms = atoms.astype(np.float64)
-        first, class_of_atom = classes_of_atoms(cover, atoms)
-
-        def class_map(X):
-            codes = np.ravel_multi_index(
-                tuple(X.astype(np.int64).T), tuple(int(c) for c in cards)
-            )
-            return class_of_atom[codes]
-
-        return atoms[first], class_map
+        # Definition 2 over the finite domain: every point is its own atom.
+        return grid_representative_domain(cover, self._cards(X_public.shape[1]))
 
 
 class _PredicateSet(_QuerySet):
@@ -303,10 +286,11 @@ def _row_lookup(domain, X, name):
     index_of[inverse[:n_d][::-1]] = np.arange(n_d)[::-1]  # earliest duplicate wins
     out = index_of[inverse[n_d:]]
     if np.any(out < 0):
-        row = int(np.flatnonzero(out < 0)[0])
-        raise ValueError(
-            f"{name} has a row outside the declared domain (row {row}: "
-            f"{X[row].tolist()}); every row must be one of the rows of `domain`."
+        # No value or row index in the message: X may be private.
+        raise out_of_domain_error(
+            name,
+            int(np.count_nonzero(out < 0)),
+            f"every row must be one of the {n_d} rows of `domain`",
         )
     return out
 

@@ -6,12 +6,13 @@ is a weight vector over it):
 * ``sparse_vector_pmw`` — the offline Private Multiplicative Weights of Hardt &
   Rothblum (2010) as used by APAP (Bassily et al. 2020, Alg. 3 step 4 and
   Lemma 7; Dwork & Roth 2014, Alg. 5 / Thm 4.15): the queries are visited in
-  turn, the sparse vector technique (AboveThreshold) finds one whose error on the
-  current distribution is above ``3 alpha / 4``, the Laplace mechanism measures
-  it, and the multiplicative-weights step ``x <- x exp(±alpha/2 q)`` moves the
-  distribution towards it. At most ``c = ceil(4 ln|X~| / alpha^2)`` updates
-  (Dwork & Roth's bound); calibrated to (ε, δ) by advanced composition over the
-  ``c`` sparse-vector instances.
+  turn, the sparse vector technique (``above_threshold``) finds one whose error
+  on the current distribution is above ``3 alpha / 4``, the Laplace mechanism
+  measures it, and the multiplicative-weights step ``x <- x exp(±alpha/2 q)``
+  moves the distribution towards it. At most ``c = ceil(4 ln|X~| / alpha^2)``
+  updates (Dwork & Roth's bound); calibrated to (ε, δ) by advanced composition
+  over the ``c`` sparse-vector instances. Here ``alpha`` is PMW's own accuracy
+  parameter; APAP runs it at half its target (Alg. 3 step 4).
 * ``mwem_rounds`` — MWEM-style rounds (Hardt, Ligett & McSherry 2012) over the
   public points (PMW^Pub, Liu et al. 2021): each round selects a badly answered
   query with the exponential mechanism or permute-and-flip, measures it with
@@ -29,15 +30,9 @@ import math
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import logsumexp
 
 from ..accounting import PrivacyCost, compose_advanced
-from ..mechanisms import (
-    LaplaceMechanism,
-    exponential_mechanism,
-    laplace_mechanism,
-    permute_and_flip,
-)
+from ..mechanisms import LaplaceMechanism, exponential_mechanism, permute_and_flip
 from ..utils._validation import check_delta, check_epsilon, check_probability
 
 __all__ = [
@@ -51,11 +46,26 @@ __all__ = [
 # Share of each sparse-vector instance's budget spent on AboveThreshold; the
 # rest pays the Laplace measurement of the query found.
 SVT_SHARE = 0.75
+# AboveThreshold noise scales, in units of sensitivity / epsilon (Dwork & Roth
+# 2014, Alg. 1 and Thm 3.23): threshold Lap(2Δ/ε), every query Lap(4Δ/ε).
+SVT_THRESHOLD_NOISE = 2.0
+SVT_QUERY_NOISE = 4.0
+# Largest default number of MWEM rounds.
+MAX_DEFAULT_ROUNDS = 500
 # Share of each MWEM round's zCDP budget spent on selection.
 SELECTION_SHARE = 0.5
 # Every this many updates the synthetic answers are recomputed from the weights,
 # so incremental updates do not accumulate rounding.
 _REFRESH_EVERY = 64
+
+
+def _check_count(value, name):
+    """An integer ``>= 1`` (not a bool), as int."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer.")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}.")
+    return int(value)
 
 
 def zcdp_to_approx_dp(rho, delta):
@@ -160,11 +170,7 @@ def sparse_vector_pmw_parameters(epsilon, delta, n_updates):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    if isinstance(n_updates, bool) or not isinstance(n_updates, (int, np.integer)):
-        raise TypeError("n_updates must be an integer.")
-    if n_updates < 1:
-        raise ValueError(f"n_updates must be >= 1, got {n_updates}.")
-    k = int(n_updates)
+    k = _check_count(n_updates, "n_updates")
     if delta == 0:
         eps0 = epsilon / k
         while k * eps0 > epsilon:
@@ -189,6 +195,33 @@ def sparse_vector_pmw_parameters(epsilon, delta, n_updates):
 def default_n_updates(alpha, support_size):
     """``c = ceil(4 ln|X~| / alpha²)`` (Dwork & Roth 2014, Thm 4.15), at least 1."""
     return max(1, math.ceil(4.0 * math.log(max(support_size, 1)) / alpha**2))
+
+
+def default_n_rounds(n, epsilon, delta, n_queries, n_support):
+    """Default number of MWEM rounds, balancing convergence against noise.
+
+    After ``T`` rounds MW is within about ``sqrt(ln|support| / T)`` of the best
+    distribution on the support. The per-round noise depends on the accounting:
+
+    * ``delta > 0`` (zCDP, per-round budget ``ρ / T``): about
+      ``ln|Q| sqrt(T) / (n sqrt(ρ))``; the two balance at
+      ``T = sqrt(ln|support|) n sqrt(ρ) / ln|Q|``, ``ρ = approx_dp_to_zcdp``;
+    * ``delta = 0`` (basic composition, per-round budget ``ε / T``): the noise
+      grows like ``T``. Hardt, Ligett & McSherry (2012), Thm 2.2, bound the
+      error (in counts) by ``2 n sqrt(ln|support| / T) + 10 T ln|Q| / ε``,
+      minimised at ``T = (n ε sqrt(ln|support|) / (10 ln|Q|))^(2/3)``.
+
+    Kept within ``[1, 500]``. Depends on public quantities only (``n`` is
+    public).
+    """
+    log_q = math.log(max(n_queries, 2))
+    log_s = math.log(max(n_support, 2))
+    if delta > 0:
+        rho = approx_dp_to_zcdp(epsilon, delta)
+        t = math.sqrt(log_s) * n * math.sqrt(rho) / log_q
+    else:
+        t = (n * epsilon * math.sqrt(log_s) / (10.0 * log_q)) ** (2.0 / 3.0)
+    return int(min(MAX_DEFAULT_ROUNDS, max(1, math.floor(t))))
 
 
 def pmw_private_sample_size(alpha, beta, epsilon, delta, domain_size, n_queries):
@@ -255,7 +288,8 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
     Rounds compose by adding ρ (Bun & Steinke 2016, Lemma 1.7); the total ρ is
     converted by :func:`zcdp_to_approx_dp`. With ``delta = 0`` (Laplace only) the
     rounds are accounted in pure DP by basic composition: ``epsilon / n_rounds``
-    per round, half to each step.
+    per round (rounded down until the sum of the per-step budgets is at most
+    ``epsilon``), half to each step.
 
     Parameters
     ----------
@@ -287,10 +321,7 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    if isinstance(n_rounds, bool) or not isinstance(n_rounds, (int, np.integer)):
-        raise TypeError("n_rounds must be an integer.")
-    if n_rounds < 1:
-        raise ValueError(f"n_rounds must be >= 1, got {n_rounds}.")
+    n_rounds = _check_count(n_rounds, "n_rounds")
     if selection not in ("exponential", "permute_and_flip"):
         raise ValueError(f"Unknown selection {selection!r}.")
     if measurement not in ("gaussian", "laplace"):
@@ -302,9 +333,15 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
                 "delta > 0 or measurement='laplace'."
             )
         per_round = epsilon / n_rounds
-        eps_sel = per_round * SELECTION_SHARE
-        eps_meas = per_round - eps_sel
-        cost = PrivacyCost(math.fsum([eps_sel, eps_meas] * int(n_rounds)), 0.0)
+        while True:
+            eps_sel = per_round * SELECTION_SHARE
+            eps_meas = per_round - eps_sel
+            total = math.fsum([eps_sel, eps_meas] * n_rounds)
+            if total <= epsilon:
+                break
+            # epsilon / n_rounds, rounded, can sum to an ulp above epsilon.
+            per_round = math.nextafter(per_round, 0.0)
+        cost = PrivacyCost(total, 0.0)
         return {
             "epsilon_selection": eps_sel,
             "epsilon_measurement": eps_meas,
@@ -338,6 +375,12 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
     return params
 
 
+def _logsumexp(x):
+    """``log(sum(exp(x)))`` of a finite 1-D array, without overflow."""
+    top = x.max()
+    return top + math.log(np.exp(x - top).sum())
+
+
 class WeightedSupport:
     """A distribution over a finite public support, with the answers it gives.
 
@@ -357,7 +400,7 @@ class WeightedSupport:
             self.log_weights = np.zeros(points.shape[0])
         else:
             self.log_weights = np.log(init_weights)
-        self.log_weights -= logsumexp(self.log_weights)
+        self.log_weights -= _logsumexp(self.log_weights)
         self._n_updates = 0
         self.refresh()
 
@@ -380,7 +423,7 @@ class WeightedSupport:
         b = self.query_set.weighted_sums(self.points[mask], w[mask])
         a_i = float(w[mask].sum())
         self.log_weights[mask] += factor
-        self.log_weights -= logsumexp(self.log_weights)
+        self.log_weights -= _logsumexp(self.log_weights)
         self._n_updates += 1
         if self._n_updates % _REFRESH_EVERY == 0:
             self.refresh()
@@ -388,8 +431,43 @@ class WeightedSupport:
             self.answers = (self.answers + g * b) / (1.0 + g * a_i)
 
 
+def above_threshold(values, threshold, epsilon, sensitivity, rng):
+    """One AboveThreshold instance over ``values`` (Dwork & Roth 2014, Alg. 1).
+
+    Draws the noisy threshold ``threshold + Lap(2Δ/ε)``, then adds
+    ``Lap(4Δ/ε)`` to every value in turn and stops at the first that reaches
+    the noisy threshold. ε-DP (Thm 3.23) when every value has sensitivity
+    ``Δ``, whatever the length of ``values``.
+
+    Parameters
+    ----------
+    values : ndarray of shape (m,)
+        The (private) values, in the order they are visited.
+    threshold : float
+        The (public) threshold.
+    epsilon : float
+        Budget of the instance.
+    sensitivity : float
+        Sensitivity ``Δ`` of each value.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    index : int
+        Position of the first value reaching the noisy threshold, -1 if none.
+    """
+    noisy_threshold = threshold + rng.laplace(
+        scale=SVT_THRESHOLD_NOISE * sensitivity / epsilon
+    )
+    noisy = values + rng.laplace(
+        scale=SVT_QUERY_NOISE * sensitivity / epsilon, size=values.shape
+    )
+    hits = np.flatnonzero(noisy >= noisy_threshold)
+    return int(hits[0]) if hits.size else -1
+
+
 def sparse_vector_pmw(support, true_answers, n, *, epsilon0, alpha, n_updates, rng):
-    """Offline PMW with the sparse vector technique (APAP, Alg. 3 step 4).
+    """Offline PMW with the sparse vector technique (Dwork & Roth 2014, Alg. 5).
 
     Parameters
     ----------
@@ -403,7 +481,8 @@ def sparse_vector_pmw(support, true_answers, n, *, epsilon0, alpha, n_updates, r
     epsilon0 : float
         Budget of one AboveThreshold instance plus its measurement.
     alpha : float
-        Target accuracy: threshold ``3 alpha / 4``, learning rate ``alpha / 2``.
+        PMW's accuracy parameter: threshold ``3 alpha / 4``, learning rate
+        ``alpha / 2``.
     n_updates : int
         Largest number of updates ``c``.
     rng : numpy.random.Generator
@@ -415,35 +494,30 @@ def sparse_vector_pmw(support, true_answers, n, *, epsilon0, alpha, n_updates, r
     """
     sens = 1.0 / n
     eps_svt = SVT_SHARE * epsilon0
-    eps_meas = epsilon0 - eps_svt
+    # Laplace measurement of the query found: sensitivity 1/n, (ε0 - ε_svt)-DP.
+    measure = LaplaceMechanism(epsilon0 - eps_svt, sensitivity=sens)
     threshold = 0.75 * alpha
     eta = 0.5 * alpha
     m = true_answers.size
     start = 0
     done = 0
-    # AboveThreshold (Dwork & Roth 2014, Alg. 1, Thm 3.23): threshold noise
-    # Lap(2Δ/ε_svt), query noise Lap(4Δ/ε_svt); the query |a_q(D) - a_q(x_t)| has
-    # sensitivity Δ = 1/n since x_t depends only on released values.
-    noisy_threshold = threshold + rng.laplace(scale=2.0 * sens / eps_svt)
     while done < n_updates:
-        order = np.roll(np.arange(m), -start)
+        # One AboveThreshold instance, with a fresh noisy threshold, over one
+        # pass of the queries from `start`. The value |a_q(D) - a_q(x_t)| has
+        # sensitivity Δ = 1/n: x_t depends only on released values.
+        order = (np.arange(m) + start) % m
         err = np.abs(true_answers[order] - support.answers[order])
-        noisy = err + rng.laplace(scale=4.0 * sens / eps_svt, size=m)
-        hits = np.flatnonzero(noisy >= noisy_threshold)
-        if hits.size == 0:
-            # A full pass over the queries found nothing: the instance ends with
+        hit = above_threshold(err, threshold, eps_svt, sens, rng)
+        if hit < 0:
+            # A full pass over the queries found nothing: the run ends with
             # every answer below the threshold.
             break
-        i = int(order[hits[0]])
-        # Laplace measurement of the query found: sensitivity 1/n, ε_meas-DP.
-        measured = laplace_mechanism(
-            true_answers[i], eps_meas, sensitivity=sens, random_state=rng
-        )
+        i = int(order[hit])
+        measured = measure.sample(true_answers[i], random_state=rng)
         direction = 1.0 if measured > support.answers[i] else -1.0
         support.update(i, direction * eta)
         done += 1
         start = (i + 1) % m
-        noisy_threshold = threshold + rng.laplace(scale=2.0 * sens / eps_svt)
     return done
 
 

@@ -11,7 +11,6 @@ mapped to their representatives, offline Private Multiplicative Weights over
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -20,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._public import check_public_data
 from ..accounting import PrivacyAccountant
-from ..utils._rng import check_rng
+from ..utils._rng import check_rng, spawn_rngs
 from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -28,35 +27,23 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from ._base import QueryWorkload
+from ._marginals import PredicateQueries
 from ._pmw import (
     SELECTION_SHARE,
     WeightedSupport,
+    default_n_rounds,
     default_n_updates,
     mwem_round_parameters,
     mwem_rounds,
     sparse_vector_pmw,
     sparse_vector_pmw_parameters,
 )
+from ._workloads import StumpQueries, ThresholdQueries
 
 __all__ = ["PublicAssistedQueryRelease"]
 
-# Largest default number of MWEM rounds for support="public".
-_MAX_DEFAULT_ROUNDS = 500
-
-
-def default_n_rounds(n, rho, n_queries, n_support):
-    """Default number of MWEM rounds, balancing convergence against noise.
-
-    After ``T`` rounds MW is within about ``sqrt(ln|support| / T)`` of the best
-    distribution on the support, while each round's selection and measurement
-    noise is about ``ln|Q| sqrt(T) / (n sqrt(ρ))`` (per-round budget ``ρ / T``).
-    The two balance at ``T = sqrt(ln|support|) n sqrt(ρ) / ln|Q|``, kept within
-    ``[1, 500]``. Depends on public quantities only (``n`` is public).
-    """
-    log_q = math.log(max(n_queries, 2))
-    log_s = math.log(max(n_support, 2))
-    t = math.sqrt(log_s) * n * math.sqrt(rho) / log_q
-    return int(min(_MAX_DEFAULT_ROUNDS, max(1, math.floor(t))))
+# Fitted state that does not end with "_" (cleared with the fitted attributes).
+_PRIVATE_FITTED = ("_public_points", "_cover_answers")
 
 
 class PublicAssistedQueryRelease(BaseEstimator):
@@ -79,10 +66,11 @@ class PublicAssistedQueryRelease(BaseEstimator):
         Privacy parameter in ``[0, 1)``. ``support="representative"`` and the
         Gaussian measurement need ``delta > 0``.
     alpha : float, default=0.05
-        Target accuracy. ``support="representative"``: the PMW threshold is
-        ``3 alpha / 4``, its learning rate ``alpha / 2`` and its number of
-        updates ``ceil(4 ln|X_H~| / alpha²)`` (Dwork & Roth 2014, Thm 4.15, the
-        source of Lemma 7). Not used by ``support="public"``.
+        Target accuracy. ``support="representative"`` runs PMW at accuracy
+        ``alpha / 2`` (Alg. 3 step 4): its threshold is ``3 alpha / 8``, its
+        learning rate ``alpha / 4`` and its number of updates
+        ``ceil(16 ln|X_H~| / alpha²)`` (Dwork & Roth 2014, Thm 4.15, the source
+        of Lemma 7, at ``alpha / 2``). Not used by ``support="public"``.
     support : {"representative", "public"}, default="representative"
         ``"representative"``: APAP (Alg. 3), PMW over the representative domain
         of the public cover; raises an error when that domain is too large to
@@ -91,21 +79,27 @@ class PublicAssistedQueryRelease(BaseEstimator):
     n_iterations : int, default=None
         Largest number of PMW updates (``"representative"``) or number of MWEM
         rounds (``"public"``); the privacy calibration uses it. None chooses it
-        from ``alpha`` (see above) or, for ``"public"``, as
-        ``sqrt(ln|support|) n sqrt(ρ) / ln|Q|`` in ``[1, 500]``, which balances
-        the convergence of MW against the noise of each round (``ρ`` the zCDP
-        budget of ``(epsilon, delta)``; with ``delta=0``, ``epsilon**2 / 2``).
+        from ``alpha`` (see above) or, for ``"public"``, balancing the
+        convergence of MW against the noise of each round, within
+        ``[1, 500]``: ``sqrt(ln|support|) n sqrt(ρ) / ln|Q|`` with ``delta > 0``
+        (``ρ`` the zCDP budget of ``(epsilon, delta)``, per-round noise growing
+        like ``sqrt(T)``), and ``(n epsilon sqrt(ln|support|) / (10 ln|Q|))^(2/3)``
+        with ``delta = 0`` (basic composition, per-round noise growing like
+        ``T``; Hardt, Ligett & McSherry 2012, Thm 2.2).
     selection : {"exponential", "permute_and_flip"}, default="exponential"
         Selection step of ``support="public"``.
     measurement : {"gaussian", "laplace"}, default="gaussian"
         Measurement step of ``support="public"``.
     accountant : PrivacyAccountant, default=None
         Ledger checked before any private read and charged ``privacy_spent_``.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
         Seeds every mechanism (independent streams). None draws fresh entropy.
 
     Attributes
     ----------
+    support_type_ : {"representative", "public"}
+        The ``support`` the release was fitted with; :meth:`transform` answers
+        from this fitted state, whatever ``support`` is set to later.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -117,6 +111,8 @@ class PublicAssistedQueryRelease(BaseEstimator):
         The released distribution over ``support_`` (sums to 1).
     answers_ : ndarray of shape (n_queries,)
         DP answers to the workload ``queries``, in ``[0, 1]``.
+    cover_ : query list
+        The cover ``H~`` (``support="representative"`` only).
     cover_size_ : int
         ``|H~|`` (``support="representative"``); the workload size otherwise.
     n_iterations_ : int
@@ -126,9 +122,14 @@ class PublicAssistedQueryRelease(BaseEstimator):
         stops once a full pass finds no badly answered query).
     privacy_spent_ : PrivacyCost
         ``(epsilon, delta)`` spent; never above the parameters.
+    epsilon0_ : float
+        Budget of one sparse-vector instance plus its measurement
+        (``support="representative"`` only).
     rho_ : float or None
         zCDP parameter spent by ``support="public"`` (None otherwise, or with
         ``delta=0``).
+    selected_ : ndarray of shape (n_iterations_,)
+        Query measured in each MWEM round (``support="public"`` only).
 
     See Also
     --------
@@ -153,11 +154,19 @@ class PublicAssistedQueryRelease(BaseEstimator):
       and converted to ``(epsilon, delta)`` (:func:`mwem_round_parameters`).
 
     After ``fit`` everything is post-processing: :meth:`transform` and
-    :meth:`sample` read only the released distribution.
+    :meth:`sample` read only the released distribution. Everything that depends
+    on public data only (the cover, the representative domain, the projection
+    of the workload onto the cover, every size limit) is computed before the
+    accountant is checked and before any private row is read, so such failures
+    spend nothing.
 
-    **Accuracy.** APAP answers every query of the class within ``alpha`` when
-    the cover is an ``alpha/4``-cover (about ``d/alpha`` public points, Lemma 11)
-    and the private sample meets Lemma 7 (:func:`pmw_private_sample_size`). The
+    **Accuracy.** APAP (Theorem 10's proof) runs PMW at accuracy ``alpha / 2``
+    (Alg. 3 step 4), so with probability ``1 - beta / 2`` every answer of the
+    cover is within ``alpha / 2`` when the private sample meets Lemma 7 at
+    ``alpha / 2`` and ``beta / 2`` (:func:`pmw_private_sample_size`); when the
+    cover is an ``alpha/4``-cover (about ``d/alpha`` public points, Lemma 11),
+    projecting a query onto it moves its answer by at most ``alpha / 4``. Every
+    query of the class is then answered within ``3 alpha / 4 <= alpha``. The
     representative domain grows exponentially with the dimension (it has one
     point per cell of the cover's dual), hence ``support="public"``.
 
@@ -201,7 +210,7 @@ class PublicAssistedQueryRelease(BaseEstimator):
         "selection": [StrOptions({"exponential", "permute_and_flip"})],
         "measurement": [StrOptions({"gaussian", "laplace"})],
         "accountant": [PrivacyAccountant, None],
-        "random_state": ["random_state"],
+        "random_state": ["random_state", np.random.Generator],
     }
 
     def __init__(
@@ -244,9 +253,19 @@ class PublicAssistedQueryRelease(BaseEstimator):
                 "not pure DP). Pass delta > 0, or measurement='laplace'."
             )
 
+    def _clear_fitted(self):
+        """Drop every fitted attribute (of an earlier fit, or of a failed one)."""
+        for name in list(vars(self)):
+            fitted = name.endswith("_") and not name.startswith("__")
+            if fitted or name in _PRIVATE_FITTED:
+                delattr(self, name)
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, X_public=None):
         """Release the private rows' answers, using the public rows freely.
+
+        Once the parameters are validated, a fit that fails leaves no fitted
+        attribute (not even those of an earlier fit) and charges nothing.
 
         Parameters
         ----------
@@ -262,9 +281,17 @@ class PublicAssistedQueryRelease(BaseEstimator):
         self : object
             Fitted estimator.
         """
-        self._check_delta()
-        seed = np.random.SeedSequence(check_rng(self.random_state).integers(2**63))
-        rng = np.random.default_rng(seed.spawn(1)[0])
+        self._clear_fitted()
+        try:
+            self._check_delta()
+            self._fit(X, X_public)
+        except BaseException:
+            self._clear_fitted()
+            raise
+        return self
+
+    def _fit(self, X, X_public):
+        (rng,) = spawn_rngs(self.random_state, 1)
         X = validate_data(self, X, reset=True, dtype=np.float64)
         Xp, _ = check_public_data(
             X_public,
@@ -276,82 +303,72 @@ class PublicAssistedQueryRelease(BaseEstimator):
         )
         workload = self.queries
         Xp = workload._check_points(Xp, "X_public")
-        X = workload._check_points(X, "X")
         query_set = workload._bind(X.shape[1])
         if query_set.n_queries == 0:
             raise ValueError("The workload is empty: it holds no query.")
-        distinct = np.unique(Xp, axis=0)  # Alg. 3 step 1: distinct public points
+        # Alg. 3 step 1: the distinct public points (and their multiplicities).
+        distinct, counts = np.unique(Xp, axis=0, return_counts=True)
         n = X.shape[0]
-
+        # Everything that depends on public data only, and every size limit,
+        # before the accountant is checked and before any private read.
         if self.support == "representative":
-            self._fit_representative(workload, X, distinct, n, rng)
+            plan = self._plan_representative(workload, query_set, distinct)
         else:
-            self._fit_public(query_set, X, distinct, Xp, n, rng)
+            plan = self._plan_public(query_set, distinct, counts, n)
+        # Format check of the private rows (the message names no row, no value).
+        X = workload._check_points(X, "X")
+        if self.accountant is not None:
+            # Checked before the first private read; nothing spent on refusal.
+            self.accountant.check(*plan["cost"])
+        if self.support == "representative":
+            self._fit_representative(plan, X, n, rng)
+        else:
+            self._fit_public(plan, query_set, X, n, rng)
+        # Charged once the mechanisms have run; what follows is post-processing.
         if self.accountant is not None:
             self.accountant.spend(*self.privacy_spent_)
-        self.answers_ = self._answer(query_set)
-        return self
+        self.support_type_ = self.support
+        self.answers_ = self._answer(query_set, plan.get("member"))
 
-    def _fit_representative(self, workload, X, distinct, n, rng):
+    def _plan_representative(self, workload, query_set, distinct):
+        """Alg. 3's public part: cover, representative domain, projection, budget."""
         # Alg. 3 steps 1-2: the cover, from the distinct public points only.
         cover = workload._cover(distinct)
         # Definition 2: the representative domain of the cover (public); raises
         # RepresentativeDomainTooLarge (a ValueError) pointing to support="public".
         reps, class_map = workload._representative_domain(cover, distinct)
+        # Alg. 3, function G: the member answering each query of the workload.
+        member = self._project(cover, query_set, distinct)
+        # Alg. 3 step 4: PMW at accuracy alpha / 2.
+        alpha_pmw = self.alpha / 2.0
         c = (
             self.n_iterations
             if self.n_iterations is not None
-            else default_n_updates(self.alpha, reps.shape[0])
+            else default_n_updates(alpha_pmw, reps.shape[0])
         )
         eps0, cost = sparse_vector_pmw_parameters(self.epsilon, self.delta, c)
-        if self.accountant is not None:
-            # Checked before the first private read; nothing spent on refusal.
-            self.accountant.check(*cost)
-        # Alg. 3 step 3: each private row replaced by its representative. A
-        # changed row changes one representative: the histogram moves by one
-        # count in two cells, every cover answer by at most 1/n.
-        counts = np.bincount(class_map(X), minlength=reps.shape[0])
-        support = WeightedSupport(cover, reps)
-        # The cover's exact answers on the private representatives; read only by
-        # the mechanisms inside sparse_vector_pmw (sensitivity 1/n each).
-        true_answers = cover.weighted_sums(reps, counts / n)
-        # Alg. 3 step 4: offline PMW over (H~, X_H~).
-        self.n_updates_ = sparse_vector_pmw(
-            support,
-            true_answers,
-            n,
-            epsilon0=eps0,
-            alpha=self.alpha,
-            n_updates=c,
-            rng=rng,
-        )
-        support.refresh()
-        self.cover_ = cover
-        self._public_points = distinct
-        self._cover_answers = np.clip(support.answers, 0.0, 1.0)
-        self.cover_size_ = cover.n_queries
-        self.support_ = reps
-        self.weights_ = support.weights
-        self.n_iterations_ = int(c)
-        self.epsilon0_ = eps0
-        self.rho_ = None
-        self.privacy_spent_ = cost
+        return {
+            "cover": cover,
+            "reps": reps,
+            "class_map": class_map,
+            "member": member,
+            "distinct": distinct,
+            "alpha_pmw": alpha_pmw,
+            "c": int(c),
+            "eps0": eps0,
+            "cost": cost,
+            # The uniform distribution over the representatives (public).
+            "support": WeightedSupport(cover, reps),
+        }
 
-    def _fit_public(self, query_set, X, distinct, Xp, n, rng):
-        # Initial distribution: the public empirical distribution on the
-        # distinct public points (Liu et al. 2021).
-        _, counts = np.unique(Xp, axis=0, return_counts=True)
-        if self.delta > 0:
-            from ._pmw import approx_dp_to_zcdp
-
-            rho = approx_dp_to_zcdp(self.epsilon, self.delta)
-        else:
-            # Pure DP: the default rule reads the same per-round budget.
-            rho = self.epsilon**2 / 2.0
+    def _plan_public(self, query_set, distinct, counts, n):
+        """PMW^Pub's public part: initial distribution, rounds, budget."""
         t = (
             self.n_iterations
             if self.n_iterations is not None
-            else default_n_rounds(n, rho, query_set.n_queries, distinct.shape[0])
+            else default_n_rounds(
+                n, self.epsilon, self.delta, query_set.n_queries, distinct.shape[0]
+            )
         )
         params = mwem_round_parameters(
             self.epsilon,
@@ -360,9 +377,48 @@ class PublicAssistedQueryRelease(BaseEstimator):
             selection=self.selection,
             measurement=self.measurement,
         )
-        if self.accountant is not None:
-            self.accountant.check(*params["cost"])
-        support = WeightedSupport(query_set, distinct, counts.astype(np.float64))
+        return {
+            "t": int(t),
+            "params": params,
+            "cost": params["cost"],
+            # Initial distribution: the public empirical distribution on the
+            # distinct public points (Liu et al. 2021); evaluated here (public).
+            "support": WeightedSupport(query_set, distinct, counts.astype(np.float64)),
+        }
+
+    def _fit_representative(self, plan, X, n, rng):
+        cover, reps, support = plan["cover"], plan["reps"], plan["support"]
+        # Alg. 3 step 3: each private row replaced by its representative. A
+        # changed row changes one representative: the histogram moves by one
+        # count in two cells, every cover answer by at most 1/n.
+        counts = np.bincount(plan["class_map"](X), minlength=reps.shape[0])
+        # The cover's exact answers on the private representatives; read only by
+        # the mechanisms inside sparse_vector_pmw (sensitivity 1/n each).
+        true_answers = cover.weighted_sums(reps, counts / n)
+        # Alg. 3 step 4: offline PMW over (H~, X_H~), at accuracy alpha / 2.
+        self.n_updates_ = sparse_vector_pmw(
+            support,
+            true_answers,
+            n,
+            epsilon0=plan["eps0"],
+            alpha=plan["alpha_pmw"],
+            n_updates=plan["c"],
+            rng=rng,
+        )
+        support.refresh()
+        self.cover_ = cover
+        self._public_points = plan["distinct"]
+        self._cover_answers = np.clip(support.answers, 0.0, 1.0)
+        self.cover_size_ = cover.n_queries
+        self.support_ = reps
+        self.weights_ = support.weights
+        self.n_iterations_ = plan["c"]
+        self.epsilon0_ = plan["eps0"]
+        self.rho_ = None
+        self.privacy_spent_ = plan["cost"]
+
+    def _fit_public(self, plan, query_set, X, n, rng):
+        support, params = plan["support"], plan["params"]
         # The workload's exact answers on the private rows; read only by the
         # selection (sensitivity 1 on counts) and measurement (sensitivity 1/n)
         # mechanisms inside mwem_rounds.
@@ -371,7 +427,7 @@ class PublicAssistedQueryRelease(BaseEstimator):
             support,
             true_answers,
             n,
-            n_rounds=t,
+            n_rounds=plan["t"],
             params=params,
             selection=self.selection,
             measurement=self.measurement,
@@ -379,31 +435,33 @@ class PublicAssistedQueryRelease(BaseEstimator):
         )
         support.refresh()
         self.cover_size_ = query_set.n_queries
-        self.support_ = distinct
+        self.support_ = support.points
         self.weights_ = support.weights
-        self.n_iterations_ = int(t)
-        self.n_updates_ = int(t)
+        self.n_iterations_ = plan["t"]
+        self.n_updates_ = plan["t"]
         self.rho_ = params["rho"]
         self.selection_share_ = SELECTION_SHARE
-        self.privacy_spent_ = params["cost"]
+        self.privacy_spent_ = plan["cost"]
 
-    def _answer(self, query_set):
-        """Answers of a bound query list: post-processing of the fitted state."""
-        if self.support == "representative":
-            from ._base import project_by_public_labels
-
-            # Alg. 3, function G: answer h by the cover member that labels the
-            # public points as h does.
-            member = project_by_public_labels(
-                self.cover_, query_set, self._public_points
+    @staticmethod
+    def _project(cover, query_set, public_points):
+        """Alg. 3, ``Project_{H~, w}``: the cover member of every query (public)."""
+        member = cover.project_queries(query_set, public_points)
+        if np.any(member < 0):
+            raise ValueError(
+                f"{int(np.count_nonzero(member < 0))} of the {member.size} queries "
+                "label the public points in a way no member of the cover does: "
+                "they are not in the query class the release was fitted for. Use "
+                "the same kind of workload, or support='public'."
             )
-            if np.any(member < 0):
-                bad = int(np.flatnonzero(member < 0)[0])
-                raise ValueError(
-                    f"Query {bad} labels the public points in a way no member of the "
-                    "cover does: it is not in the query class the release was fitted "
-                    "for. Use the same kind of workload, or support='public'."
-                )
+        return member
+
+    def _answer(self, query_set, member=None):
+        """Answers of a bound query list: post-processing of the fitted state."""
+        if self.support_type_ == "representative":
+            if member is None:
+                member = self._project(self.cover_, query_set, self._public_points)
+            # Alg. 3, function G: answer h by its projection onto the cover.
             return self._cover_answers[member]
         return query_set.answers(self.support_, self.weights_)
 
@@ -428,9 +486,6 @@ class PublicAssistedQueryRelease(BaseEstimator):
         return self._answer(queries._bind(self.n_features_in_))
 
     def _workload_like(self, spec):
-        from ._marginals import PredicateQueries
-        from ._workloads import StumpQueries, ThresholdQueries
-
         fitted = self.queries
         if isinstance(fitted, ThresholdQueries):
             return ThresholdQueries(spec)

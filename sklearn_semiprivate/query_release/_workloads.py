@@ -9,7 +9,8 @@
 
 Answers on ``n`` weighted rows for ``m`` queries take ``O((n + m) log n)`` per
 feature: sort the rows once, prefix-sum the weights, locate the thresholds with
-``searchsorted``. No ``n x m`` matrix.
+``searchsorted``. No ``n x m`` matrix. The projection of queries onto a cover
+(Alg. 3, ``Project_{H~, w}``) works the same way (``_project_stumps``).
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -17,6 +18,7 @@ feature: sort the rows once, prefix-sum the weights, locate the thresholds with
 import numpy as np
 
 from ..hypotheses import DecisionStumps, Thresholds
+from ..hypotheses._stumps import _row_hash_weights
 from ..utils._validation import check_real_array
 from ._base import (
     MAX_REPRESENTATIVES,
@@ -75,6 +77,122 @@ class _StumpSet(_QuerySet):
             self.thresholds[indices],
             self.upper[indices],
         )
+
+    def project_queries(self, queries, X_public):
+        if isinstance(queries, _StumpSet):
+            return _project_stumps(self, queries, X_public)
+        return super().project_queries(queries, X_public)
+
+
+class _AxisSplits:
+    """The splits of distinct public points by axis thresholds (public only).
+
+    On feature ``j``, ``x[j] <= t`` selects the rows whose value has dense rank
+    below ``c = #{distinct values <= t}``: a prefix of the rows sorted by
+    feature ``j``. Per feature: the sorted distinct values, each row's dense
+    rank, the row order, the prefix sizes and a 64-bit linear hash of every
+    prefix (random public row weights, wrapping sums).
+    """
+
+    def __init__(self, X):
+        self.X = X
+        self.n = X.shape[0]
+        self.weights = _row_hash_weights(self.n)
+        self.total = self.weights.sum(dtype=np.uint64)
+        self._features = {}
+
+    def feature(self, j):
+        if j not in self._features:
+            col = self.X[:, j]
+            values = np.unique(col)
+            rank = np.searchsorted(values, col)
+            order = np.argsort(col, kind="stable")
+            size = np.concatenate([[0], np.cumsum(np.bincount(rank))])
+            prefix_hash = np.zeros(self.n + 1, dtype=np.uint64)
+            np.cumsum(self.weights[order], dtype=np.uint64, out=prefix_hash[1:])
+            self._features[j] = (values, rank, order, size, prefix_hash)
+        return self._features[j]
+
+    def labelings(self, stumps):
+        """Per stump: feature, cut ``c``, prefix size, size and hash of its 1-set."""
+        cut = np.empty(stumps.n_queries, dtype=np.intp)
+        prefix = np.empty(stumps.n_queries, dtype=np.intp)
+        prefix_hash = np.empty(stumps.n_queries, dtype=np.uint64)
+        for j in np.unique(stumps.features):
+            values, _, _, size, hashes = self.feature(int(j))
+            sel = np.flatnonzero(stumps.features == j)
+            cut[sel] = np.searchsorted(values, stumps.thresholds[sel], side="right")
+            prefix[sel] = size[cut[sel]]
+            prefix_hash[sel] = hashes[prefix[sel]]
+        up = stumps.upper
+        ones = np.where(up, self.n - prefix, prefix)
+        # Wrapping uint64 arithmetic: the hash of the complement of a prefix.
+        ones_hash = np.where(up, self.total - prefix_hash, prefix_hash)
+        return cut, prefix, ones, ones_hash
+
+    def same(self, q, p, stumps_q, stumps_p, lab_q, lab_p):
+        """Exact test: stump ``q[i]`` labels every row as stump ``p[i]`` does.
+
+        Equal 1-sets have equal sizes; a size of 0 or ``n`` fixes the set. Else
+        the prefix ``P`` of feature ``f`` (size ``s``) equals the prefix
+        ``{rank_g < c}`` iff the sizes agree and ``max(rank_g over P) < c``, and
+        equals the suffix ``{rank_g >= c}`` iff the sizes add to ``n`` and
+        ``min(rank_g over P) >= c``: one running max/min per feature pair.
+        """
+        cut_p, prefix_q, prefix_p = lab_p[0][p], lab_q[1][q], lab_p[1][p]
+        ones = lab_q[2][q]
+        same = ones == lab_p[2][p]
+        trivial = (ones == 0) | (ones == self.n)
+        todo = np.flatnonzero(same & ~trivial)
+        f, g = stumps_q.features[q[todo]], stumps_p.features[p[todo]]
+        flip = stumps_q.upper[q[todo]] != stumps_p.upper[p[todo]]
+        pair = f * self.X.shape[1] + g
+        for key in np.unique(pair):
+            sel = np.flatnonzero(pair == key)
+            _, _, order_f, _, _ = self.feature(int(f[sel[0]]))
+            _, rank_g, _, _, _ = self.feature(int(g[sel[0]]))
+            along = rank_g[order_f]  # ranks on g, rows sorted by f
+            pos = prefix_q[todo[sel]] - 1
+            c = cut_p[todo[sel]]
+            ok = np.where(
+                flip[sel],
+                (prefix_q[todo[sel]] == self.n - prefix_p[todo[sel]])
+                & (np.minimum.accumulate(along)[pos] >= c),
+                (prefix_q[todo[sel]] == prefix_p[todo[sel]])
+                & (np.maximum.accumulate(along)[pos] < c),
+            )
+            same[todo[sel]] = ok
+        return same
+
+
+def _project_stumps(cover, queries, X_public):
+    """``Project_{H~, w}`` (Alg. 3) for stump queries onto a stump cover, exactly.
+
+    No cover x points table: each labeling of the distinct public points is a
+    prefix (or its complement) of the rows sorted on one feature, located by
+    ``searchsorted``. Candidates are the members with the same 64-bit hash of
+    the labeling (equal labelings have equal hashes); each candidate is then
+    compared exactly (:meth:`_AxisSplits.same`), so a hash collision never maps
+    a query to a wrong member. ``O((n + |H~| + |Q|) log n)`` per feature.
+    """
+    splits = _AxisSplits(X_public)
+    lab_c, lab_q = splits.labelings(cover), splits.labelings(queries)
+    order = np.argsort(lab_c[3], kind="stable")
+    sorted_hash = lab_c[3][order]
+    lo = np.searchsorted(sorted_hash, lab_q[3], side="left")
+    hi = np.searchsorted(sorted_hash, lab_q[3], side="right")
+    member = np.full(queries.n_queries, -1, dtype=np.intp)
+    pending = np.flatnonzero(hi > lo)
+    k = 0
+    # The cover's members label the points differently, so at most one
+    # candidate matches; a second round happens only after a hash collision.
+    while pending.size:
+        cand = order[lo[pending] + k]
+        ok = splits.same(pending, cand, queries, cover, lab_q, lab_c)
+        member[pending[ok]] = cand[ok]
+        pending = pending[~ok & (lo[pending] + k + 1 < hi[pending])]
+        k += 1
+    return member
 
 
 def _stump_cover_as_queries(cover):

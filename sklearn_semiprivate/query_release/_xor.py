@@ -15,8 +15,10 @@ from ._base import (
     BLOCK_ENTRIES,
     QueryWorkload,
     _QuerySet,
-    classes_of_atoms,
     dedup_queries,
+    grid_points,
+    grid_representative_domain,
+    out_of_domain_error,
 )
 
 __all__ = ["_StumpXorQueries", "_grid_codes"]
@@ -91,8 +93,7 @@ class _StumpXorSet(_QuerySet):
 
 def _grid_codes(n_bins, n_features):
     """Every point of the discretised domain ``{0 .. n_bins - 1}^n_features``."""
-    shape = (n_bins,) * n_features
-    return np.indices(shape).reshape(n_features, -1).T.astype(np.float64)
+    return grid_points((n_bins,) * n_features)
 
 
 class _StumpXorQueries(QueryWorkload):
@@ -122,10 +123,12 @@ class _StumpXorQueries(QueryWorkload):
         return f"_StumpXorQueries(n_bins={self.n_bins})"
 
     def _check_points(self, X, name):
-        bad = (X < 0) | (X >= self.n_bins) | (X != np.floor(X))
+        bad = ((X < 0) | (X >= self.n_bins) | (X != np.floor(X))).any(axis=1)
         if bad.any():
-            raise ValueError(
-                f"{name} must hold integer grid codes in [0, {self.n_bins - 1}]."
+            raise out_of_domain_error(
+                name,
+                int(bad.sum()),
+                f"values must be integer grid codes in [0, {self.n_bins - 1}]",
             )
         return X
 
@@ -161,15 +164,6 @@ class _StumpXorQueries(QueryWorkload):
         return dedup_queries(self._bind(X_public.shape[1]), X_public)
 
     def _representative_domain(self, cover, X_public):
-        # Definition 2 over the finite grid: every grid point is an atom.
-        d = X_public.shape[1]
-        atoms = _grid_codes(self.n_bins, d)
-        first, class_of_atom = classes_of_atoms(cover, atoms)
-        shape = (self.n_bins,) * d
-
-        def class_map(X):
-            return class_of_atom[
-                np.ravel_multi_index(tuple(X.astype(np.intp).T), shape)
-            ]
-
-        return atoms[first], class_map
+        # Definition 2 over the finite grid: every grid point is an atom (the
+        # grid's size is checked before it is built).
+        return grid_representative_domain(cover, (self.n_bins,) * X_public.shape[1])

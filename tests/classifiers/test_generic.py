@@ -12,6 +12,7 @@ Privacy is checked in two parts, as the proof of Theorem 3.3 argues it:
 """
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -34,6 +35,7 @@ from sklearn_semiprivate.audit import (
 from sklearn_semiprivate.classifiers import GenericLearnerClassifier
 from sklearn_semiprivate.classifiers._base import prepare_fit_data
 from sklearn_semiprivate.query_release import mwem_round_parameters
+from sklearn_semiprivate.query_release._pmw import default_n_rounds
 from sklearn_semiprivate.query_release._xor import (
     _grid_codes,
     _StumpXorQueries,
@@ -317,6 +319,62 @@ def test_bad_input_raises_before_any_private_release(monkeypatch, params, data, 
     with pytest.raises(error):
         clf.fit(X, y, X_unlabeled=X_unl)
     assert acc.history == []
+
+
+def test_pure_dp_default_rounds_and_cost_within_epsilon():
+    # delta = 0: the sanitizer's default rounds follow Hardt, Ligett & McSherry
+    # (2012), Thm 2.2, instead of hitting the 500-round cap.
+    X, y, X_unl = make_data(n=200, n_unlabeled=3000)
+    clf = GenericLearnerClassifier(
+        n_bins=8, delta=0.0, bounds=(-1, 1), classes=[0, 1], random_state=0
+    ).fit(X, y, X_unlabeled=X_unl)
+    san = clf.sanitizer_
+    n_queries = _StumpXorQueries(8).n_queries(2)
+    assert san.n_iterations_ == default_n_rounds(3000, 1.0, 0.0, n_queries, 64)
+    hlm = (3000 * math.sqrt(math.log(64)) / (10 * math.log(n_queries))) ** (2 / 3)
+    assert san.n_iterations_ == math.floor(hlm) < 500
+    assert clf.privacy_spent_ == PrivacyCost(1.0, 0.0)
+    # Rounding of the per-round budget never lifts the cost above epsilon
+    # (these once gave 0.10000000000000002).
+    for n_rounds in (11, 22, 44):
+        clf = GenericLearnerClassifier(
+            n_bins=4,
+            epsilon=0.1,
+            delta=0.0,
+            n_rounds=n_rounds,
+            bounds=(-1, 1),
+            classes=[0, 1],
+            random_state=0,
+        ).fit(X, y, X_unlabeled=X_unl)
+        assert clf.sanitizer_.privacy_spent_.epsilon <= 0.1
+        assert clf.privacy_spent_ == PrivacyCost(0.1, 0.0)
+
+
+def test_predict_proba_delegates_to_the_fitted_selector():
+    clf, X, _ = fit_default()
+    sel = clf.selector_
+    assert isinstance(sel, SemiPrivateClassifier)
+    assert sel.member_ == clf.member_ and sel.cover_ is clf.cover_
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(proba, sel.predict_proba(X))
+    expected = (clf.predict(X)[:, None] == clf.classes_).astype(float)
+    np.testing.assert_array_equal(proba, expected)
+    np.testing.assert_array_equal(clf.predict(X), clf.cover_.predict(clf.member_, X))
+
+
+def test_sanitizer_gets_its_own_generator_stream():
+    clf, _, _ = fit_default(random_state=3)
+    assert isinstance(clf.sanitizer_.random_state, np.random.Generator)
+
+
+def test_unlabeled_format_errors_name_x_unlabeled():
+    X, y, X_unl = make_data(n=50, n_unlabeled=50)
+    X_unl[3, 1] = np.nan
+    clf = GenericLearnerClassifier(bounds=(-1, 1), classes=[0, 1], random_state=0)
+    with pytest.raises(ValueError, match="X_unlabeled"):
+        clf.fit(X, y, X_unlabeled=X_unl)
+    with pytest.raises(ValueError, match="features"):
+        clf.fit(X, y, X_unlabeled=X_unl[:, :1])
 
 
 def test_same_seed_same_fit():

@@ -9,6 +9,7 @@ from sklearn_semiprivate import PublicData
 from sklearn_semiprivate.accounting import PrivacyCost
 from sklearn_semiprivate.query_release import (
     PublicAssistedQueryRelease,
+    StumpQueries,
     ThresholdQueries,
     approx_dp_to_zcdp,
     mwem_round_parameters,
@@ -16,6 +17,7 @@ from sklearn_semiprivate.query_release import (
     sparse_vector_pmw_parameters,
     zcdp_to_approx_dp,
 )
+from sklearn_semiprivate.query_release._pmw import default_n_rounds
 
 
 def test_zcdp_conversion_closed_form():
@@ -127,8 +129,9 @@ def test_estimator_spends_exactly_the_stated_cost_representative(n_iterations):
         n_iterations=n_iterations,
         random_state=0,
     ).fit(X, X_public=pub)
-    # Default: c = ceil(4 ln|X~| / alpha^2), |X~| = 30 distinct public values.
-    c = n_iterations or math.ceil(4 * math.log(30) / 0.2**2)
+    # Default: c = ceil(4 ln|X~| / alpha_pmw^2), |X~| = 30 distinct public values,
+    # with PMW run at alpha_pmw = alpha / 2 (Alg. 3 step 4).
+    c = n_iterations or math.ceil(4 * math.log(30) / (0.2 / 2) ** 2)
     assert qr.n_iterations_ == c
     eps0, cost = sparse_vector_pmw_parameters(0.7, 1e-5, c)
     assert qr.epsilon0_ == eps0
@@ -173,3 +176,81 @@ def test_mwem_cost_never_exceeds_the_budget_by_rounding():
                         )["cost"]
                         assert cost.epsilon <= eps
                         assert cost.epsilon == pytest.approx(eps, rel=1e-12)
+
+
+def test_pure_dp_cost_never_exceeds_epsilon_by_rounding():
+    # Regression: epsilon / rounds, split in two and summed back, landed one ulp
+    # above epsilon for 146 of these 4,792 cases, e.g. (0.1, 11) -> 0.1 + 2e-17.
+    for eps in (0.1, 0.3, 0.7, 0.9, 1.0, 1.1, 2.3, 3.0):
+        for rounds in range(1, 600):
+            p = mwem_round_parameters(
+                eps, 0.0, rounds, selection="exponential", measurement="laplace"
+            )
+            cost = p["cost"]
+            assert cost.epsilon <= eps
+            assert cost.epsilon == pytest.approx(eps, rel=1e-13)
+            assert cost.delta == 0.0
+            per_round = [p["epsilon_selection"], p["epsilon_measurement"]]
+            assert cost.epsilon == math.fsum(per_round * rounds)
+            eps0, svt_cost = sparse_vector_pmw_parameters(eps, 0.0, rounds)
+            assert svt_cost.epsilon <= eps and svt_cost == PrivacyCost(
+                rounds * eps0, 0.0
+            )
+    p = mwem_round_parameters(
+        0.1, 0.0, 11, selection="exponential", measurement="laplace"
+    )
+    assert p["cost"].epsilon <= 0.1
+
+
+def test_pure_dp_mutant_without_rounding_down_is_caught():
+    # The unrounded split: the assertion above would fail on it.
+    per_round = 0.1 / 11
+    assert math.fsum([per_round / 2, per_round - per_round / 2] * 11) > 0.1
+
+
+def test_default_rounds_closed_forms():
+    n, q, s = 5000, 21, 200
+    # delta > 0: T = sqrt(ln|S|) n sqrt(rho) / ln|Q| (per-round noise ~ sqrt(T)).
+    rho = approx_dp_to_zcdp(1.0, 1e-6)
+    zcdp = math.floor(math.sqrt(math.log(s)) * 300 * math.sqrt(rho) / math.log(q))
+    assert default_n_rounds(300, 1.0, 1e-6, q, s) == zcdp
+    # delta = 0: Hardt, Ligett & McSherry 2012, Thm 2.2's error bound
+    # 2 n sqrt(ln|S| / T) + 10 T ln|Q| / eps is smallest at
+    # T = (n eps sqrt(ln|S|) / (10 ln|Q|))^(2/3) (per-round noise ~ T).
+    hlm = (n * 1.0 * math.sqrt(math.log(s)) / (10 * math.log(q))) ** (2 / 3)
+    assert default_n_rounds(n, 1.0, 0.0, q, s) == math.floor(hlm) == 52
+
+    def bound(t):
+        return 2 * n * math.sqrt(math.log(s) / t) + 10 * t * math.log(q) / 1.0
+
+    assert bound(52) <= min(bound(51), bound(53), bound(10), bound(500))
+    # Within [1, 500].
+    assert default_n_rounds(10**9, 10.0, 0.0, q, s) == 500
+    assert default_n_rounds(1, 0.01, 0.0, q, s) == 1
+
+
+def test_estimator_default_rounds_pure_dp_and_accuracy():
+    # Reviewer's case: the zCDP rule with rho = eps^2 / 2 hit the 500-round cap
+    # (max error 0.128) where 10 rounds gave 0.039.
+    rng = np.random.default_rng(0)
+    X, Xp = rng.normal(size=(5000, 3)), rng.normal(size=(200, 3))
+    q = StumpQueries(np.linspace(-1.5, 1.5, 7))
+    truth = q.evaluate(X)
+
+    def max_error(t, seed):
+        qr = PublicAssistedQueryRelease(
+            q,
+            epsilon=1.0,
+            delta=0.0,
+            support="public",
+            measurement="laplace",
+            n_iterations=t,
+            random_state=seed,
+        ).fit(X, X_public=PublicData(Xp))
+        return qr.n_iterations_, np.abs(qr.answers_ - truth).max()
+
+    rounds, _ = max_error(None, 0)
+    assert rounds == default_n_rounds(5000, 1.0, 0.0, 21, 200) == 52
+    default = np.mean([max_error(None, s)[1] for s in range(3)])
+    capped = np.mean([max_error(500, s)[1] for s in range(3)])
+    assert default < 0.05 < capped

@@ -1,5 +1,7 @@
 """PublicAssistedQueryRelease: accuracy sanity, post-processing, bad input."""
 
+import math
+
 import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
@@ -11,7 +13,12 @@ from sklearn_semiprivate.query_release import (
     PublicAssistedQueryRelease,
     StumpQueries,
     ThresholdQueries,
+    _base,
+    _release,
+    _workloads,
 )
+from sklearn_semiprivate.query_release._base import RepresentativeDomainTooLarge
+from sklearn_semiprivate.query_release._xor import _StumpXorQueries
 
 THRESHOLDS = ThresholdQueries(np.linspace(-2.5, 2.5, 21))
 
@@ -201,3 +208,139 @@ def test_sample_bad_input():
     qr = _fit(np.zeros((10, 1)), PublicData(np.zeros((5, 1))))
     with pytest.raises(ValueError, match="n_samples"):
         qr.sample(-1)
+
+
+# --- fit is transactional: public-only failures first, no stale state ----------
+
+
+def _fitted_attributes(est):
+    return sorted(k for k in vars(est) if k.endswith("_") and not k.startswith("__"))
+
+
+@pytest.mark.parametrize("support", ["public", "representative"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: MarginalQueries(k=1, n_categories=2),
+        lambda: PredicateQueries(
+            [lambda Z: Z[:, 0] > 0], domain=[[0, 0], [0, 1], [1, 0], [1, 1]]
+        ),
+        lambda: _StumpXorQueries(2),
+    ],
+)
+def test_errors_on_private_rows_echo_no_value_and_no_row(support, make):
+    X = np.zeros((5000, 2))
+    X[4321] = [98765.0, 1.0]  # one private row outside the declared domain
+    X[17] = [1.0, 2.5]  # and another
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    qr = PublicAssistedQueryRelease(
+        make(), support=support, alpha=0.5, accountant=acc, random_state=0
+    )
+    with pytest.raises(ValueError, match=r"outside the declared domain") as info:
+        qr.fit(X, X_public=PublicData(np.array([[0.0, 1.0], [1.0, 0.0]])))
+    message = str(info.value)
+    assert "in 2 row(s)" in message
+    for private in ("98765", "4321", "2.5", "17"):
+        assert private not in message
+    assert acc.history == []
+
+
+def test_public_only_failure_spends_nothing_reads_nothing_leaves_nothing(monkeypatch):
+    rng = np.random.default_rng(0)
+    X, pub = rng.normal(size=(300, 1)), PublicData(rng.normal(size=(40, 1)))
+    acc = PrivacyAccountant(epsilon=5.0, delta=1e-4)
+    qr = PublicAssistedQueryRelease(THRESHOLDS, accountant=acc, random_state=0)
+    qr.fit(X, X_public=pub)
+    assert acc.history == [qr.privacy_spent_]
+    # Projection by the cover x public labeling table, with a table limit it
+    # exceeds: a failure that depends on the public data only.
+    monkeypatch.setattr(_base, "MAX_LABEL_BITS", 100)
+    monkeypatch.setattr(
+        _workloads._StumpSet, "project_queries", _base._QuerySet.project_queries
+    )
+    checked = []
+    real_check = ThresholdQueries._check_points
+
+    def recording_check(self, points, name):
+        checked.append(name)
+        return real_check(self, points, name)
+
+    monkeypatch.setattr(ThresholdQueries, "_check_points", recording_check)
+    with pytest.raises(RepresentativeDomainTooLarge):
+        qr.fit(X, X_public=pub)
+    assert checked == ["X_public"]  # the private rows were never read
+    assert len(acc.history) == 1  # nothing charged for the failed fit
+    assert _fitted_attributes(qr) == []  # not even the earlier fit's
+    assert not hasattr(qr, "_cover_answers")
+
+
+def test_large_public_set_fits_without_the_labeling_table():
+    # Reviewer's case: 9 thresholds, 20,000 public points (a cover x points
+    # table of 4e8 labels). The projection uses searchsorted instead.
+    rng = np.random.default_rng(0)
+    X, Xp = rng.normal(size=(2000, 1)), rng.normal(size=(20_000, 1))
+    acc = PrivacyAccountant(epsilon=1.0, delta=1e-5)
+    queries = ThresholdQueries(np.linspace(-2, 2, 9))
+    qr = PublicAssistedQueryRelease(
+        queries, alpha=0.5, accountant=acc, random_state=0
+    ).fit(X, X_public=PublicData(Xp))
+    assert acc.history == [qr.privacy_spent_]
+    np.testing.assert_array_equal(qr.transform(queries), qr.answers_)
+
+
+@pytest.mark.parametrize(
+    "first, second", [("representative", "public"), ("public", "representative")]
+)
+def test_refit_with_the_other_support_leaves_no_stale_attribute(first, second):
+    rng = np.random.default_rng(0)
+    X, pub = rng.normal(size=(500, 1)), PublicData(rng.normal(size=(30, 1)))
+    qr = PublicAssistedQueryRelease(THRESHOLDS, support=first, random_state=0)
+    qr.fit(X, X_public=pub)
+    first_attrs = set(_fitted_attributes(qr)) | set(vars(qr))
+    answers = qr.answers_.copy()
+    assert qr.support_type_ == first
+    # Changing the hyper-parameter without refitting changes nothing.
+    qr.set_params(support=second)
+    np.testing.assert_array_equal(qr.transform(THRESHOLDS), answers)
+    assert qr.support_type_ == first
+    qr.fit(X, X_public=pub)
+    assert qr.support_type_ == second
+    fresh = PublicAssistedQueryRelease(THRESHOLDS, support=second, random_state=0)
+    fresh.fit(X, X_public=pub)
+    assert set(vars(qr)) == set(vars(fresh))
+    stale = first_attrs - set(vars(fresh))
+    assert stale  # the two branches do have attributes of their own
+    assert not stale & set(vars(qr))
+    np.testing.assert_array_equal(qr.answers_, fresh.answers_)
+
+
+def test_representative_runs_pmw_at_half_alpha(monkeypatch):
+    # Alg. 3 step 4: PMW(s, H~, alpha/2, beta/2, epsilon, delta).
+    seen = {}
+    real = _release.sparse_vector_pmw
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_release, "sparse_vector_pmw", spy)
+    rng = np.random.default_rng(0)
+    X, pub = rng.normal(size=(500, 1)), PublicData(rng.normal(size=(30, 1)))
+    qr = PublicAssistedQueryRelease(THRESHOLDS, alpha=0.3, random_state=0)
+    qr.fit(X, X_public=pub)
+    assert seen["alpha"] == 0.15
+    # Dwork & Roth's update bound at alpha / 2; |X~| = 30 cells, one per value.
+    assert qr.support_.shape[0] == 30
+    assert (
+        seen["n_updates"] == qr.n_iterations_ == math.ceil(4 * math.log(30) / 0.15**2)
+    )
+
+
+def test_random_state_may_be_a_generator():
+    rng = np.random.default_rng(0)
+    X, pub = rng.normal(size=(300, 1)), PublicData(rng.normal(size=(20, 1)))
+    a = PublicAssistedQueryRelease(THRESHOLDS, random_state=np.random.default_rng(7))
+    b = PublicAssistedQueryRelease(THRESHOLDS, random_state=np.random.default_rng(7))
+    np.testing.assert_array_equal(
+        a.fit(X, X_public=pub).answers_, b.fit(X, X_public=pub).answers_
+    )

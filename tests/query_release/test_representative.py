@@ -10,11 +10,14 @@ from sklearn_semiprivate.query_release import (
     PredicateQueries,
     StumpQueries,
     ThresholdQueries,
+    _base,
+    _workloads,
 )
 from sklearn_semiprivate.query_release._base import (
     RepresentativeDomainTooLarge,
     project_by_public_labels,
 )
+from sklearn_semiprivate.query_release._xor import _StumpXorQueries
 
 
 def _signatures(cover, points):
@@ -157,6 +160,98 @@ def test_too_large_representative_domain_points_to_public_support():
     rng = np.random.default_rng(0)
     public = rng.normal(size=(60, 6))  # 61^6 grid cells
     workload = StumpQueries([0.0])
+    cover = workload._cover(public)
+    with pytest.raises(RepresentativeDomainTooLarge, match="support='public'"):
+        workload._representative_domain(cover, public)
+
+
+def _stump_projection_cases(seed):
+    """Public sets with ties, duplicated and reversed features, and stump lists."""
+    rng = np.random.default_rng(seed)
+    for trial in range(25):
+        d = int(rng.integers(1, 4))
+        X = rng.integers(0, 4, size=(int(rng.integers(1, 12)), d)).astype(float)
+        if d > 1 and trial % 2:
+            X[:, 1] = X[:, 0]  # the same split on two features
+        if d > 2 and trial % 3 == 0:
+            X[:, 2] = -X[:, 0]  # the same split, other orientation
+        distinct = np.unique(X, axis=0)
+        workload = StumpQueries(np.array([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0]))
+        cover = workload._cover(distinct)
+        for queries in (
+            workload._bind(d),
+            cover,
+            StumpQueries(np.linspace(-1, 4, 11))._bind(d),
+        ):
+            yield cover, queries, distinct
+            lower = _workloads._StumpSet(
+                d, queries.features, queries.thresholds, ~queries.upper
+            )
+            yield cover, lower, distinct
+        if d == 1:
+            thresholds = ThresholdQueries(np.linspace(-1, 4, 9))
+            t_cover = thresholds._cover(distinct)
+            yield t_cover, thresholds._bind(1), distinct
+            # Upper stumps are not in the threshold class: mostly -1.
+            yield t_cover, StumpQueries(np.linspace(-1, 4, 9))._bind(1), distinct
+
+
+def test_stump_projection_by_searchsorted_matches_the_labeling_table():
+    n_outside = 0
+    for cover, queries, distinct in _stump_projection_cases(0):
+        fast = cover.project_queries(queries, distinct)
+        np.testing.assert_array_equal(
+            fast, project_by_public_labels(cover, queries, distinct)
+        )
+        n_outside += int(np.sum(fast < 0))
+    assert n_outside > 0  # the "not in the class" answer is exercised
+
+
+def test_stump_projection_is_exact_under_hash_collisions(monkeypatch):
+    # Every labeling hashes to 0: every member is a candidate, and only the
+    # exact comparison decides.
+    monkeypatch.setattr(
+        _workloads, "_row_hash_weights", lambda n: np.zeros(n, dtype=np.uint64)
+    )
+    for cover, queries, distinct in _stump_projection_cases(1):
+        np.testing.assert_array_equal(
+            cover.project_queries(queries, distinct),
+            project_by_public_labels(cover, queries, distinct),
+        )
+
+
+def test_stump_projection_builds_no_cover_by_points_table(monkeypatch):
+    # The table would need |H~| x n_public labels; the projection needs none.
+    monkeypatch.setattr(_base, "MAX_LABEL_BITS", 1000)
+    rng = np.random.default_rng(0)
+    distinct = np.unique(rng.normal(size=(2000, 2)), axis=0)
+    workload = StumpQueries(np.linspace(-2, 2, 9))
+    cover = workload._cover(distinct)
+    queries = workload._bind(2)
+    with pytest.raises(RepresentativeDomainTooLarge):
+        project_by_public_labels(cover, queries, distinct)
+    member = cover.project_queries(queries, distinct)
+    assert np.all(member >= 0)
+    # The member labels the public points as the query does.
+    np.testing.assert_array_equal(
+        cover.take(member).labels(distinct, 0, member.size),
+        queries.labels(distinct, 0, queries.n_queries),
+    )
+
+
+@pytest.mark.parametrize(
+    "workload, n_features",
+    [(_StumpXorQueries(64), 4), (MarginalQueries(k=1, n_categories=40), 4)],
+)
+def test_grid_domain_size_is_checked_before_the_grid_is_built(
+    monkeypatch, workload, n_features
+):
+    def no_grid(cards):
+        raise AssertionError("the grid was built before its size was checked")
+
+    monkeypatch.setattr(_base, "grid_points", no_grid)
+    public = np.zeros((3, n_features))
+    public[1] = 1.0
     cover = workload._cover(public)
     with pytest.raises(RepresentativeDomainTooLarge, match="support='public'"):
         workload._representative_domain(cover, public)
