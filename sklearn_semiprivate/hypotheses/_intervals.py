@@ -16,7 +16,8 @@ from scipy.special import logsumexp
 
 from ..utils import check_epsilon, check_rng
 from ._base import Cover, HypothesisClass, _gumbel_max, check_classes, check_points
-from ._stumps import _ClassGroups, _format_number, _label_pairs, _midpoints
+from ._counting import ClassCounts
+from ._stumps import _format_number, _label_pairs, _midpoints
 from ._thresholds import _check_one_feature
 
 __all__ = ["IntervalCover", "Intervals"]
@@ -176,10 +177,10 @@ class IntervalCover(Cover):
         added, removed or replaced changes every count by at most 1.
         """
         X, codes = self._check_private(X, y)
-        by_class = _ClassGroups(codes, self.classes_.size)
+        by_class = ClassCounts(codes, self.classes_.size)
         n_cells = self.thresholds_.size + 1
         prefix = np.zeros((n_cells + 1, self.classes_.size), dtype=np.int64)
-        prefix[1:n_cells] = by_class.count_at_most(X[:, 0], self.thresholds_)
+        prefix[1:n_cells] = by_class.count_at_most(X, [self.thresholds_])[0]
         prefix[n_cells] = by_class.totals
         return prefix
 

@@ -11,12 +11,14 @@ also across features.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ._base import Cover, HypothesisClass, check_classes, check_points
+from ._counting import ClassCounts
 
 __all__ = ["DecisionStumps", "StumpCover"]
 
@@ -136,31 +138,6 @@ def _same_split(claim, ref, feats, cuts, sizes, ranks, orders, n_rows):
     return same
 
 
-class _ClassGroups:
-    """Private rows grouped by class, to count ``x <= t`` per class by sorting.
-
-    ``count_at_most(x, t)[c, l]`` is the number of rows of class ``l`` with
-    ``x <= t[c]``: sort each class's values, then ``searchsorted(side="right")``.
-    Sorting beats binning ``n`` unsorted values into ``m`` cells and needs no
-    ``(cell, class)`` table. Memory ``O(n + len(t) * n_classes)``.
-    """
-
-    def __init__(self, codes, n_classes):
-        self.totals = np.bincount(codes, minlength=n_classes).astype(np.int64)
-        small = codes.astype(np.min_scalar_type(n_classes - 1), copy=False)
-        self._order = np.argsort(small, kind="stable")
-        self._bounds = np.cumsum(self.totals)[:-1]
-        self._n_classes = n_classes
-
-    def count_at_most(self, values, thresholds):
-        grouped = values[self._order]  # a fresh copy, sorted in place per class
-        out = np.empty((thresholds.size, self._n_classes), dtype=np.int64)
-        for label, segment in enumerate(np.split(grouped, self._bounds)):
-            segment.sort()
-            out[:, label] = np.searchsorted(segment, thresholds, side="right")
-        return out
-
-
 class StumpCover(Cover):
     """Cover of axis-aligned stumps: one member per distinct public labeling.
 
@@ -234,11 +211,14 @@ class StumpCover(Cover):
     def scores(self, X, y):
         """Number of private rows each member labels correctly.
 
-        Per feature and class, the private values are sorted and the public
-        thresholds located among them (``searchsorted``): the left count of
-        every split at once, ``x <= t`` exactly as :meth:`predict` compares.
-        Time ``O(n_features * (n log n + m log n) + len(cover))``, memory
-        ``O(n + m + len(cover))``; no ``n x len(cover)`` matrix.
+        Per feature, every private value is located among the public
+        thresholds (one table lookup for most values, see
+        :class:`~sklearn_semiprivate.hypotheses._counting.ClassCounts`) and the
+        ``(location, class)`` histogram accumulated: the left count of every
+        split at once, ``x <= t`` exactly as :meth:`predict` compares. Time
+        ``O(n_features * (n + m) + len(cover))`` plus a binary search for the
+        few values near a threshold; memory ``O(n + m + len(cover))``, no
+        ``n x len(cover)`` matrix.
 
         Parameters
         ----------
@@ -256,21 +236,30 @@ class StumpCover(Cover):
         k = self.classes_.size
         # The only read of private data: every count below changes by at most 1
         # when one private row is added, removed or replaced (sensitivity 1).
-        by_class = _ClassGroups(codes, k)
-        jobs = [
-            (j, thr[cut])
-            for j, (thr, cut) in enumerate(
-                zip(self._feature_thresholds, self._feature_cuts, strict=True)
+        by_class = ClassCounts(codes, k)
+        thresholds = [
+            thr[cut]
+            for thr, cut in zip(
+                self._feature_thresholds, self._feature_cuts, strict=True
             )
-            if cut.size
         ]
-        # Features are independent and numpy's sort releases the GIL: count them
-        # in threads. The counts, hence the scores, do not depend on the order.
-        n_threads = min(len(jobs), os.cpu_count() or 1)
-        with ThreadPoolExecutor(max_workers=max(n_threads, 1)) as pool:
-            counted = list(
-                pool.map(lambda job: by_class.count_at_most(X[:, job[0]], job[1]), jobs)
+        # Features are independent and numpy releases the GIL in these array
+        # operations: count groups of adjacent features in threads (a group's
+        # columns are read from memory together). The counts do not depend on
+        # the grouping or the order.
+        n_features = len(thresholds)
+        n_threads = max(min(n_features, os.cpu_count() or 1), 1)
+        n_groups = min(n_threads * -(-n_features // (8 * n_threads)), n_features)
+        edges = np.linspace(0, n_features, n_groups + 1).round().astype(int)
+        groups = list(itertools.pairwise(edges))
+        with ThreadPoolExecutor(max_workers=n_threads) as pool:
+            counted = pool.map(
+                lambda g: by_class.count_at_most(
+                    X[:, g[0] : g[1]], thresholds[g[0] : g[1]]
+                ),
+                groups,
             )
+            counted = [c for group in counted for c in group]
         left = np.concatenate([np.zeros((0, k), dtype=np.int64), *counted])
         left = left.astype(np.int64, copy=False)
         right = by_class.totals - left

@@ -34,8 +34,9 @@ class Thresholds(HypothesisClass):
     then, cut by cut from the left, every ordered pair of different labels.
     Each threshold is the midpoint between the two consecutive distinct public
     values it separates (a public rule). The cover is a :class:`StumpCover` on one
-    feature; scoring sorts the private values per class and locates the thresholds
-    among them: ``O((n + m) log n)``.
+    feature; scoring locates each private value among the thresholds (mostly by
+    a table lookup) and accumulates a per-class histogram: ``O(n + m)`` plus a
+    binary search for the few values near a threshold.
 
     Input points are 2-D arrays of shape ``(n_samples, 1)``.
 

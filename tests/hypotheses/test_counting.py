@@ -1,0 +1,222 @@
+"""Counting private values at public thresholds: exact against searchsorted."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from sklearn_semiprivate.hypotheses import DecisionStumps, Intervals, _counting
+from sklearn_semiprivate.hypotheses._counting import ClassCounts, locate
+
+
+def thresholds_and_values(rng, kind, m=500, n=20_000):
+    """Sorted distinct public thresholds and private values that probe them."""
+    draw = {
+        "gaussian": lambda size: rng.normal(size=size),
+        "heavy": lambda size: rng.standard_cauchy(size=size) ** 3,
+        "lognormal": lambda size: rng.lognormal(sigma=4.0, size=size),
+        "integers": lambda size: rng.integers(-50, 50, size=size).astype(float),
+        "tiny": lambda size: rng.normal(size=size) * 1e-300,
+        "huge": lambda size: rng.normal(size=size) * 1e300,
+        "offset": lambda size: 1e9 + rng.normal(size=size) * 1e-3,
+        "outlier": lambda size: np.append(rng.normal(size=size - 1), 1e200),
+    }[kind]
+    thresholds = np.unique(draw(m))
+    near = rng.choice(thresholds, size=n // 2)
+    # exact thresholds, their float neighbours, fresh draws, extremes
+    values = np.concatenate(
+        [
+            near,
+            np.nextafter(near[: n // 8], np.inf),
+            np.nextafter(near[: n // 8], -np.inf),
+            draw(n // 4),
+            [-1.7e308, 1.7e308, 0.0, -0.0],
+        ]
+    )
+    return thresholds, rng.permutation(values)
+
+
+KINDS = [
+    "gaussian",
+    "heavy",
+    "lognormal",
+    "integers",
+    "tiny",
+    "huge",
+    "offset",
+    "outlier",
+]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_locate_equals_searchsorted(kind):
+    rng = np.random.default_rng(0)
+    thresholds, values = thresholds_and_values(rng, kind)
+    assert thresholds.size >= _counting._MIN_THRESHOLDS  # the grid is used
+    assert _counting._choose_grid(thresholds) is not None
+    expected = np.searchsorted(thresholds, values, side="left")
+    np.testing.assert_array_equal(locate(values, thresholds), expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    thresholds=hnp.arrays(
+        np.float64,
+        st.integers(64, 300),
+        elements=st.floats(-1e6, 1e6, allow_nan=False),
+        unique=True,
+    ),
+    data=st.data(),
+)
+def test_locate_equals_searchsorted_on_drawn_inputs(thresholds, data):
+    thresholds = np.sort(thresholds)
+    values = data.draw(
+        hnp.arrays(
+            np.float64,
+            st.integers(1, 400),
+            elements=st.one_of(
+                st.sampled_from(thresholds.tolist()),
+                st.floats(allow_nan=False, allow_infinity=False),
+            ),
+        )
+    )
+    expected = np.searchsorted(thresholds, values, side="left")
+    np.testing.assert_array_equal(locate(values, thresholds), expected)
+
+
+def test_heavy_tails_choose_a_trimmed_grid():
+    rng = np.random.default_rng(1)
+    thresholds = np.unique(rng.standard_cauchy(4000))
+    grid = _counting._choose_grid(thresholds)
+    full = _counting._Grid(
+        thresholds,
+        thresholds[0],
+        grid.n_cells / (thresholds[-1] - thresholds[0]),
+        grid.n_cells,
+    )
+    assert grid.origin > thresholds[0]  # trimmed
+    assert grid.searched_mass() < 0.2 < 0.9 < full.searched_mass()
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "heavy", "lognormal", "outlier"])
+def test_searched_mass_estimates_the_searched_share(kind):
+    """The public-only estimate that picks the grid predicts the searched share."""
+    rng = np.random.default_rng(7)
+    thresholds, _ = thresholds_and_values(rng, kind, m=4000)
+    grid = _counting._choose_grid(thresholds)
+    fresh = {
+        "gaussian": lambda size: rng.normal(size=size),
+        "heavy": lambda size: rng.standard_cauchy(size=size) ** 3,
+        "lognormal": lambda size: rng.lognormal(sigma=4.0, size=size),
+        "outlier": lambda size: rng.normal(size=size),
+    }[kind](100_000)
+    crowded = grid._held[grid.cells(fresh)] > _counting._STEPS
+    assert crowded.mean() == pytest.approx(grid.searched_mass(), abs=0.03)
+
+
+def test_gaussian_searched_mass_is_small_and_measured():
+    rng = np.random.default_rng(2)
+    thresholds = np.unique(rng.normal(size=10_000))
+    grid = _counting._choose_grid(thresholds)
+    values = rng.normal(size=200_000)
+    cells = grid.cells(values)
+    crowded = grid._held[cells] > _counting._STEPS
+    assert grid.searched_mass() < 0.01
+    assert crowded.mean() == pytest.approx(grid.searched_mass(), abs=0.005)
+
+
+def test_few_thresholds_or_zero_range_fall_back_to_binary_search():
+    assert _counting._choose_grid(np.arange(10.0)) is None
+    np.testing.assert_array_equal(locate([0.5, 20.0], np.arange(10.0)), [1, 10])
+    np.testing.assert_array_equal(locate([], np.arange(100.0)), [])
+
+
+@pytest.mark.parametrize("mutant", ["no_search", "no_step", "shifted_table"])
+def test_mutants_of_locate_are_caught(monkeypatch, mutant):
+    rng = np.random.default_rng(3)
+    thresholds, values = thresholds_and_values(rng, "gaussian")
+    expected = np.searchsorted(thresholds, values, side="left")
+    if mutant == "no_search":
+        monkeypatch.setattr(np, "flatnonzero", lambda a: np.zeros(0, dtype=np.intp))
+    elif mutant == "no_step":
+        monkeypatch.setattr(_counting, "_STEPS", 0)
+        monkeypatch.setattr(np, "flatnonzero", lambda a: np.zeros(0, dtype=np.intp))
+    else:
+        build = _counting._Grid.build
+
+        def shifted(self):
+            build(self)
+            self.table = np.maximum(self.table - 1, 0)  # a bound too low, no search
+            self.padded = np.append(self.thresholds, np.inf)
+            return self
+
+        monkeypatch.setattr(_counting._Grid, "build", shifted)
+        monkeypatch.setattr(np, "flatnonzero", lambda a: np.zeros(0, dtype=np.intp))
+    assert not np.array_equal(locate(values, thresholds), expected)
+
+
+def brute_force_at_most(X, codes, n_classes, thresholds):
+    return [
+        np.stack(
+            [
+                ((X[:, j][None, :] <= t[:, None]) & (codes == c)[None, :]).sum(axis=1)
+                for c in range(n_classes)
+            ],
+            axis=1,
+        )
+        for j, t in enumerate(thresholds)
+    ]
+
+
+@pytest.mark.parametrize("chunk", [7, 1000, 2**16])
+def test_class_counts_equal_brute_force_across_chunks(monkeypatch, chunk):
+    monkeypatch.setattr(_counting, "_CHUNK", chunk)
+    rng = np.random.default_rng(4)
+    n, k = 3000, 3
+    thresholds = [
+        np.unique(rng.normal(size=100)),
+        np.unique(rng.integers(0, 5, 8) + 0.5),
+    ]
+    thresholds.append(np.zeros(0))  # a feature without splits
+    X = np.empty((n, 3))
+    X[:, 0] = rng.choice(np.append(thresholds[0], rng.normal(size=50)), n)
+    X[:, 1] = rng.integers(0, 6, n)
+    X[:, 2] = rng.normal(size=n)
+    codes = rng.integers(0, k, n)
+    assert _counting._use_grid(n, thresholds[0])  # both paths are exercised
+    assert not _counting._use_grid(n, thresholds[1]) or thresholds[1].size < 64
+    got = ClassCounts(codes, k).count_at_most(X, thresholds)
+    for g, e in zip(got, brute_force_at_most(X, codes, k, thresholds), strict=True):
+        assert g.dtype == np.int64
+        np.testing.assert_array_equal(g, e)
+
+
+def test_class_counts_on_a_strided_column_view_and_empty_rows():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(2000, 4))
+    t = np.unique(rng.normal(size=100))
+    codes = rng.integers(0, 2, 2000)
+    counts = ClassCounts(codes, 2)
+    got = counts.count_at_most(X[:, 2:3], [t])[0]
+    np.testing.assert_array_equal(got, brute_force_at_most(X[:, 2:3], codes, 2, [t])[0])
+    empty = ClassCounts(np.zeros(0, dtype=int), 2).count_at_most(np.zeros((0, 1)), [t])
+    np.testing.assert_array_equal(empty[0], np.zeros((t.size, 2)))
+
+
+def test_stump_and_interval_scores_equal_brute_force_on_the_grid_path():
+    rng = np.random.default_rng(6)
+    X_public = rng.normal(size=(80, 2))
+    X = np.vstack([rng.normal(size=(1400, 2)), X_public[rng.integers(0, 80, 200)]])
+    y = rng.integers(0, 3, X.shape[0])
+    cover = DecisionStumps().cover(X_public, classes=[0, 1, 2])
+    assert _counting._use_grid(X.shape[0], cover._feature_thresholds[0])
+    expected = (cover.labelings(X) == y[None, :]).sum(axis=1)
+    np.testing.assert_array_equal(cover.scores(X, y), expected)
+
+    icover = Intervals().cover(X_public[:, :1], classes=[0, 1])
+    Xi, yi = X[:, :1], (y > 0).astype(int)
+    sub = rng.choice(icover.size, 400, replace=False)
+    predicted = np.stack([icover.predict(int(member), Xi) for member in sub])
+    expected = (predicted == yi[None, :]).sum(axis=1)
+    np.testing.assert_array_equal(icover.scores(Xi, yi)[sub], expected)
