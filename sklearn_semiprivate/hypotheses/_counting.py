@@ -222,6 +222,8 @@ def _histograms(X, thresholds, codes, n_classes):
         columns[:, :b] = X[start:stop].T
         chunk_work = tuple(w[:b] for w in work)
         for j, grid in enumerate(grids):
+            if not thresholds[j].size:
+                continue  # no split on this column: nothing to count
             if grid is None:
                 key[:b] = np.searchsorted(thresholds[j], columns[j, :b], side="left")
             else:
