@@ -22,13 +22,16 @@ C-ordered matrix streams the whole matrix through memory.
 
 import numpy as np
 
-# Cells per threshold of the uniform grid. With one forward step, a value is
-# binary-searched only when its cell holds 2 or more thresholds: about 0.3% of a
-# Gaussian sample at 16 (measured; 1.2% at 8, 0.09% at 32, where the larger
-# table slows every lookup).
+# Cells per threshold of the uniform grid. With one forward step, only values in
+# cells holding 2 or more thresholds can be binary-searched: about 1% of a
+# Gaussian sample at 16, half of which is searched (measured; 8 cells search
+# more, 32 make the table outgrow the cache and slow every lookup). The table
+# costs 4 bytes per cell: 64 per threshold, at most 16 MiB per column.
 _CELLS_PER_THRESHOLD = 16
 _STEPS = 1
 _MAX_CELLS = 2**22
+# Above this estimated share of values in crowded cells, plain binary search.
+_MAX_SEARCHED = 0.5
 # Below this many thresholds a binary search is already a few comparisons.
 _MIN_THRESHOLDS = 64
 # Candidate trims of the grid's range, as fractions of the thresholds dropped at
@@ -46,12 +49,13 @@ class _Grid:
     The cell map ``x -> trunc(clip((x - origin) * scale, 0, n_cells))`` is
     non-decreasing in ``x`` whatever the rounding: subtraction and product
     rounded to nearest, clip and truncation are each non-decreasing. ``scale``
-    is positive and finite, so no NaN appears.
+    is positive and finite, so no NaN appears. Thresholds and values must go
+    through the same arithmetic: both are float64 here.
     """
 
     def __init__(self, thresholds, origin, scale, n_cells):
         self.origin, self.scale, self.n_cells = origin, scale, n_cells
-        self.thresholds = thresholds
+        self.thresholds = np.asarray(thresholds, dtype=np.float64)
         # Non-decreasing, as the map is: the thresholds in cells before c are the
         # first below[c] of them, and cell c holds held[c] more.
         self._held = np.bincount(self.cells(thresholds), minlength=n_cells + 1)
@@ -62,6 +66,7 @@ class _Grid:
         below = np.cumsum(self._held)
         below -= self._held
         self.table = below.astype(np.int32)
+        del self._held  # 8 bytes per cell, no longer needed
         # +inf past the last threshold: stepping stops there
         self.padded = np.append(self.thresholds, np.inf)
         return self
@@ -78,9 +83,11 @@ class _Grid:
         return out
 
     def searched_mass(self):
-        """Estimated share of values binary-searched: those in crowded cells.
+        """Estimated share of values in crowded cells, which may be binary-searched.
 
-        A cell is crowded when it holds more than ``_STEPS`` thresholds.
+        A cell is crowded when it holds more than ``_STEPS`` thresholds; about
+        half of a smooth distribution's values in such cells get searched, so
+        this is an upper estimate of the searched share.
         Public-only. An inner cell's mass is its width times the density of
         thresholds around its middle one (``1 / (m + 1)`` per gap, over
         ``_DENSITY_GAPS`` gaps on each side), capped by the gaps it spans,
@@ -121,34 +128,42 @@ class _Grid:
         return out
 
 
-def _choose_grid(thresholds):
-    """The grid (over the candidate trims) with the least searched mass, or None.
-
-    None when a binary search is as good: few thresholds, or no candidate range
-    with a positive finite scale.
-    """
+def _candidate_grids(thresholds):
+    """One unbuilt grid per trim with a positive finite scale (none if few)."""
     m = thresholds.size
     if m < _MIN_THRESHOLDS:
-        return None
+        return []
     n_cells = min(_CELLS_PER_THRESHOLD * m, _MAX_CELLS)
-    best, best_mass = None, np.inf
+    grids = []
     for trim in _TRIMS:
         k = int(trim * m)
         lo, hi = thresholds[k], thresholds[m - 1 - k]
         with np.errstate(divide="ignore", over="ignore"):
             scale = n_cells / (hi - lo) if hi > lo else np.inf
-        if not (np.isfinite(scale) and scale > 0):
-            continue
-        grid = _Grid(thresholds, float(lo), float(scale), n_cells)
-        mass = grid.searched_mass()
-        if mass < best_mass:
-            best, best_mass = grid, mass
-    return None if best is None else best.build()
+        if np.isfinite(scale) and scale > 0:
+            grids.append(_Grid(thresholds, float(lo), float(scale), n_cells))
+    return grids
+
+
+def _choose_grid(thresholds):
+    """The candidate grid with the least searched mass, built; or None.
+
+    None when a binary search is as good: few thresholds, no candidate range
+    with a positive finite scale, or most values in crowded cells (clustered or
+    log-spread public values, for which uniform cells do not fit).
+    """
+    grids = _candidate_grids(thresholds)
+    masses = [grid.searched_mass() for grid in grids]
+    if not grids or min(masses) > _MAX_SEARCHED:
+        return None
+    return grids[int(np.argmin(masses))].build()
 
 
 def _use_grid(n_values, thresholds):
     """A table of ``n_cells`` pays off once there are at least as many values."""
-    return n_values >= min(_CELLS_PER_THRESHOLD * thresholds.size, _MAX_CELLS)
+    return n_values > 0 and n_values >= min(
+        _CELLS_PER_THRESHOLD * thresholds.size, _MAX_CELLS
+    )
 
 
 def _work_buffers(size):
@@ -163,9 +178,9 @@ def _work_buffers(size):
 def locate(values, thresholds):
     """Number of thresholds strictly below each value: exact ``searchsorted``.
 
-    Equal to ``np.searchsorted(thresholds, values, side="left")`` for every
-    input. With many values, a uniform grid of cells chosen from the thresholds
-    alone gives each value ``x`` a lower bound: the number ``below[c(x)]`` of
+    Equal to ``np.searchsorted(thresholds, values, side="left")`` for finite
+    1-D float64 values. With many values, a uniform grid of cells chosen from
+    the thresholds alone gives each value ``x`` a lower bound: ``below[c(x)]``,
     thresholds in earlier cells. It is one, because the cell map ``c`` is
     non-decreasing: ``c(t) < c(x)`` implies ``t < x``. From there the location
     steps forward while the next threshold is below ``x`` (thresholds are
@@ -192,7 +207,7 @@ def locate(values, thresholds):
     """
     values = np.asarray(values, dtype=np.float64)
     thresholds = np.asarray(thresholds, dtype=np.float64)
-    grid = _choose_grid(thresholds) if values.size else None
+    grid = _choose_grid(thresholds) if _use_grid(values.size, thresholds) else None
     if grid is None:
         return np.searchsorted(thresholds, values, side="left")
     out = np.empty(values.size, dtype=np.int32)
@@ -207,12 +222,19 @@ def _histograms(X, thresholds, codes, n_classes):
     are taken ``_CHUNK`` at a time into small reused buffers: a chunk's columns
     are copied out together (one pass over the chunk's memory), located from
     cache and histogrammed. No temporary grows with ``n``: fresh large arrays
-    cost a page fault per page.
+    cost a page fault per page. A chunk is at least as long as the largest
+    histogram, so adding a chunk's histogram costs no more than the chunk.
     """
     n = X.shape[0]
+    n_bins = max(((t.size + 1) * n_classes for t in thresholds), default=0)
+    if n_bins >= 2**31:
+        raise ValueError(
+            f"{n_bins} (location, class) cells do not fit 32-bit keys; use fewer "
+            "public thresholds or classes."
+        )
     grids = [_choose_grid(t) if _use_grid(n, t) else None for t in thresholds]
     hists = [np.zeros((t.size + 1) * n_classes, dtype=np.int64) for t in thresholds]
-    size = max(min(n, _CHUNK), 1)
+    size = max(min(n, max(_CHUNK, n_bins)), 1)
     columns = np.empty((len(thresholds), size))
     work = _work_buffers(size)
     key = np.empty(size, dtype=np.int32)  # < (m + 1) * n_classes
@@ -240,9 +262,11 @@ class ClassCounts:
     ``count_at_most(X, thresholds)[j][i, l]`` is the number of rows of class
     ``l`` with ``X[:, j] <= thresholds[j][i]``: locate each value among the
     column's thresholds (:func:`locate`), histogram ``(location, class)``,
-    accumulate. Time ``O(n + m)`` per column plus a binary search for the few
-    values in crowded cells; memory ``O(m * n_classes)`` per column besides a
-    fixed-size chunk.
+    accumulate. Time ``O(n + m * n_classes)`` per column plus a binary search
+    for the values in crowded cells: few for smooth public data; for clustered
+    or log-spread public values the grid is dropped and every value searched
+    (``O(n log m)``). Memory per column: the histogram, ``O(m * n_classes)``,
+    and the grid's table, 64 bytes per threshold; plus one chunk.
 
     Parameters
     ----------
@@ -285,5 +309,6 @@ class ClassCounts:
         -------
         counts : list of ndarrays of shape (len(thresholds[j]), n_classes), int64
         """
+        thresholds = [np.asarray(t, dtype=np.float64) for t in thresholds]
         hists = _histograms(X, thresholds, self._codes, self.n_classes)
         return [np.cumsum(h[:-1], axis=0) for h in hists]

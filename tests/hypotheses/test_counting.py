@@ -49,14 +49,53 @@ KINDS = [
 ]
 
 
+def built_candidates(thresholds):
+    """Every candidate grid, built: the grid path whether or not it is chosen."""
+    return [grid.build() for grid in _counting._candidate_grids(thresholds)]
+
+
+def grid_locate(grid, values):
+    out = np.empty(values.size, dtype=np.int32)
+    return grid.locate(values, out, _counting._work_buffers(values.size))
+
+
 @pytest.mark.parametrize("kind", KINDS)
-def test_locate_equals_searchsorted(kind):
+def test_every_candidate_grid_locates_exactly(kind):
     rng = np.random.default_rng(0)
     thresholds, values = thresholds_and_values(rng, kind)
-    assert thresholds.size >= _counting._MIN_THRESHOLDS  # the grid is used
-    assert _counting._choose_grid(thresholds) is not None
+    expected = np.searchsorted(thresholds, values, side="left")
+    grids = built_candidates(thresholds)
+    assert len(grids) == len(_counting._TRIMS)
+    for grid in grids:
+        # the table is a lower bound of the location (monotone cell map)...
+        assert np.all(grid.table[grid.cells(values)] <= expected)
+        # ...and stepping plus the final search makes it exact
+        np.testing.assert_array_equal(grid_locate(grid, values), expected)
+    np.testing.assert_array_equal(locate(values, thresholds), expected)
+
+
+@pytest.mark.parametrize(
+    "thresholds",
+    [
+        # hi - lo overflows: scale 0
+        np.concatenate(
+            [np.linspace(-1.7e308, -1e307, 100), np.linspace(1e307, 1.7e308, 100)]
+        ),
+        np.arange(200) * 5e-324,  # subnormal spacing: scale overflows
+        np.concatenate([np.arange(100.0), 1e12 + np.arange(100.0)]),  # two clusters
+    ],
+    ids=["overflowing-range", "subnormal-range", "two-clusters"],
+)
+def test_unfit_grids_fall_back_to_binary_search(thresholds):
+    assert _counting._choose_grid(thresholds) is None
+    rng = np.random.default_rng(8)
+    values = np.concatenate([thresholds, rng.choice(thresholds, 500) * 0.999])
     expected = np.searchsorted(thresholds, values, side="left")
     np.testing.assert_array_equal(locate(values, thresholds), expected)
+    codes = rng.integers(0, 2, values.size)
+    got = ClassCounts(codes, 2).count_at_most(values[:, None], [thresholds])[0]
+    want = brute_force_at_most(values[:, None], codes, 2, [thresholds])[0]
+    np.testing.assert_array_equal(got, want)
 
 
 @settings(max_examples=60, deadline=None)
@@ -69,7 +108,7 @@ def test_locate_equals_searchsorted(kind):
     ),
     data=st.data(),
 )
-def test_locate_equals_searchsorted_on_drawn_inputs(thresholds, data):
+def test_grids_locate_exactly_on_drawn_inputs(thresholds, data):
     thresholds = np.sort(thresholds)
     values = data.draw(
         hnp.arrays(
@@ -82,77 +121,89 @@ def test_locate_equals_searchsorted_on_drawn_inputs(thresholds, data):
         )
     )
     expected = np.searchsorted(thresholds, values, side="left")
+    for grid in built_candidates(thresholds):
+        np.testing.assert_array_equal(grid_locate(grid, values), expected)
     np.testing.assert_array_equal(locate(values, thresholds), expected)
+
+
+def test_float32_thresholds_are_counted_in_float64():
+    """Thresholds and values must share the cell map's arithmetic."""
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        scale = np.float32(rng.choice([1, 1e3, 1e-3]))
+        t = np.unique(rng.normal(size=200).astype(np.float32) * scale)
+        X = t.astype(np.float64)[:, None].repeat(80, 0)
+        codes = np.zeros(X.shape[0], dtype=int)
+        got = ClassCounts(codes, 1).count_at_most(X, [t])[0]
+        np.testing.assert_array_equal(got, brute_force_at_most(X, codes, 1, [t])[0])
 
 
 def test_heavy_tails_choose_a_trimmed_grid():
     rng = np.random.default_rng(1)
     thresholds = np.unique(rng.standard_cauchy(4000))
+    full, *trimmed = _counting._candidate_grids(thresholds)
     grid = _counting._choose_grid(thresholds)
-    full = _counting._Grid(
-        thresholds,
-        thresholds[0],
-        grid.n_cells / (thresholds[-1] - thresholds[0]),
-        grid.n_cells,
-    )
     assert grid.origin > thresholds[0]  # trimmed
-    assert grid.searched_mass() < 0.2 < 0.9 < full.searched_mass()
+    assert min(g.searched_mass() for g in trimmed) < 0.2 < 0.9 < full.searched_mass()
 
 
 @pytest.mark.parametrize("kind", ["gaussian", "heavy", "lognormal", "outlier"])
-def test_searched_mass_estimates_the_searched_share(kind):
-    """The public-only estimate that picks the grid predicts the searched share."""
+def test_searched_mass_estimates_the_share_in_crowded_cells(kind):
+    """The public-only estimate that picks the grid, against fresh draws."""
     rng = np.random.default_rng(7)
     thresholds, _ = thresholds_and_values(rng, kind, m=4000)
-    grid = _counting._choose_grid(thresholds)
     fresh = {
         "gaussian": lambda size: rng.normal(size=size),
         "heavy": lambda size: rng.standard_cauchy(size=size) ** 3,
         "lognormal": lambda size: rng.lognormal(sigma=4.0, size=size),
         "outlier": lambda size: rng.normal(size=size),
     }[kind](100_000)
-    crowded = grid._held[grid.cells(fresh)] > _counting._STEPS
-    assert crowded.mean() == pytest.approx(grid.searched_mass(), abs=0.03)
+    for grid in _counting._candidate_grids(thresholds):
+        crowded = grid._held[grid.cells(fresh)] > _counting._STEPS
+        assert crowded.mean() == pytest.approx(grid.searched_mass(), abs=0.03)
 
 
-def test_gaussian_searched_mass_is_small_and_measured():
+def test_gaussian_grid_searches_few_values():
     rng = np.random.default_rng(2)
     thresholds = np.unique(rng.normal(size=10_000))
     grid = _counting._choose_grid(thresholds)
     values = rng.normal(size=200_000)
-    cells = grid.cells(values)
-    crowded = grid._held[cells] > _counting._STEPS
-    assert grid.searched_mass() < 0.01
-    assert crowded.mean() == pytest.approx(grid.searched_mass(), abs=0.005)
+    expected = np.searchsorted(thresholds, values, side="left")
+    start = grid.table[grid.cells(values)]
+    # after the table and one step, under 1% of values are still behind
+    stepped = start + (grid.padded[start] < values)
+    behind_after_table = np.mean(start < expected)
+    behind_after_step = np.mean(stepped < expected)
+    assert behind_after_step < 0.01
+    assert behind_after_step < behind_after_table / 5  # the step does real work
 
 
-def test_few_thresholds_or_zero_range_fall_back_to_binary_search():
+def test_few_thresholds_or_few_values_use_binary_search(monkeypatch):
     assert _counting._choose_grid(np.arange(10.0)) is None
     np.testing.assert_array_equal(locate([0.5, 20.0], np.arange(10.0)), [1, 10])
     np.testing.assert_array_equal(locate([], np.arange(100.0)), [])
+    called = []
+    monkeypatch.setattr(_counting, "_choose_grid", lambda t: called.append(t))
+    locate(np.zeros(10), np.arange(10_000.0))  # 10 values: no table of 160k cells
+    assert not called
 
 
-@pytest.mark.parametrize("mutant", ["no_search", "no_step", "shifted_table"])
+@pytest.mark.parametrize("mutant", ["no_search", "table_too_high"])
 def test_mutants_of_locate_are_caught(monkeypatch, mutant):
     rng = np.random.default_rng(3)
     thresholds, values = thresholds_and_values(rng, "gaussian")
     expected = np.searchsorted(thresholds, values, side="left")
     if mutant == "no_search":
         monkeypatch.setattr(np, "flatnonzero", lambda a: np.zeros(0, dtype=np.intp))
-    elif mutant == "no_step":
-        monkeypatch.setattr(_counting, "_STEPS", 0)
-        monkeypatch.setattr(np, "flatnonzero", lambda a: np.zeros(0, dtype=np.intp))
     else:
         build = _counting._Grid.build
 
-        def shifted(self):
+        def too_high(self):
             build(self)
-            self.table = np.maximum(self.table - 1, 0)  # a bound too low, no search
-            self.padded = np.append(self.thresholds, np.inf)
+            self.table = self.table + 1  # not a lower bound any more
             return self
 
-        monkeypatch.setattr(_counting._Grid, "build", shifted)
-        monkeypatch.setattr(np, "flatnonzero", lambda a: np.zeros(0, dtype=np.intp))
+        monkeypatch.setattr(_counting._Grid, "build", too_high)
     assert not np.array_equal(locate(values, thresholds), expected)
 
 
@@ -185,7 +236,8 @@ def test_class_counts_equal_brute_force_across_chunks(monkeypatch, chunk):
     X[:, 2] = rng.normal(size=n)
     codes = rng.integers(0, k, n)
     assert _counting._use_grid(n, thresholds[0])  # both paths are exercised
-    assert not _counting._use_grid(n, thresholds[1]) or thresholds[1].size < 64
+    assert _counting._choose_grid(thresholds[0]) is not None
+    assert _counting._choose_grid(thresholds[1]) is None
     got = ClassCounts(codes, k).count_at_most(X, thresholds)
     for g, e in zip(got, brute_force_at_most(X, codes, k, thresholds), strict=True):
         assert g.dtype == np.int64
