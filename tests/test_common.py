@@ -6,6 +6,7 @@ the domain bounds and the label set from the private data; they say so with a
 """
 
 import pytest
+from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_semiprivate import (
@@ -17,6 +18,10 @@ from sklearn_semiprivate import (
 ESTIMATORS = [
     SemiPrivateClassifier(random_state=0),
     SemiPrivateClassifier("partition", random_state=0),
+    # decision_function and predict_proba through a final estimator
+    SemiPrivateClassifier(
+        "partition", final_estimator=LogisticRegression(), random_state=0
+    ),
     PublicDataReduction(SemiPrivateClassifier(), n_public=2, random_state=0),
     # Without X_unlabeled: the data-independent grid (the private-only path).
     GenericLearnerClassifier(random_state=0),

@@ -15,6 +15,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyAccountant, PrivacyCost
@@ -42,6 +43,18 @@ from ._base import (
 )
 
 __all__ = ["SemiPrivateClassifier"]
+
+
+def _final_estimator_has(method):
+    """``available_if`` check: the (unfitted) final estimator offers ``method``."""
+
+    def check(self):
+        return self.final_estimator is not None and hasattr(
+            self.final_estimator, method
+        )
+
+    return check
+
 
 # Size of the data-independent grid used when there is no public data and
 # n_public is not an int.
@@ -393,6 +406,55 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         labels = self.predict(X)
         proba[np.arange(X.shape[0]), np.searchsorted(self.classes_, labels)] = 1.0
         return proba
+
+    @available_if(_final_estimator_has("decision_function"))
+    def decision_function(self, X):
+        """Confidence scores of the final estimator, in the layout of ``classes_``.
+
+        Only offered with a ``final_estimator`` that has ``decision_function``:
+        the hypotheses themselves give hard labels, for which
+        :meth:`predict_proba` (one-hot) already serves. Deterministic
+        post-processing of the fitted state; no noise.
+
+        When the fitted final estimator saw every class (the usual case), its
+        scores are returned as they are. Otherwise (the relabeled public points
+        miss some classes, or hold one class and no final estimator was
+        fitted) the scores are derived from :meth:`predict_proba`: ``p1 - p0``
+        for two classes, the probabilities for more. The sign, or the arg max,
+        always agrees with :meth:`predict`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            For two classes, positive favours ``classes_[1]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.linear_model import LogisticRegression
+        >>> from sklearn_semiprivate import PublicData, SemiPrivateClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X, X_pub = rng.normal(size=(500, 2)), rng.normal(size=(60, 2))
+        >>> y = (X[:, 0] > 0).astype(int)
+        >>> clf = SemiPrivateClassifier(
+        ...     final_estimator=LogisticRegression(), classes=[0, 1], random_state=0
+        ... ).fit(X, y, X_public=PublicData(X_pub))
+        >>> scores = clf.decision_function(X[:5])
+        >>> bool(np.all((scores > 0) == (clf.predict(X[:5]) == 1)))
+        True
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        fe = self.final_estimator_
+        if fe is not None and np.array_equal(fe.classes_, self.classes_):
+            return fe.decision_function(X)
+        proba = self.predict_proba(X)
+        return proba[:, 1] - proba[:, 0] if self.classes_.size == 2 else proba
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -108,6 +108,52 @@ def test_final_estimator_is_fitted_on_relabeled_public_points():
     assert clf.score(X, y) > 0.9
 
 
+def test_decision_function_only_with_a_final_estimator_that_has_one():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    assert not hasattr(SemiPrivateClassifier(), "decision_function")
+    knn = SemiPrivateClassifier(final_estimator=KNeighborsClassifier())
+    assert not hasattr(knn, "decision_function")
+    X, y, X_pub = make_data()
+    clf = SemiPrivateClassifier(
+        classes=[0, 1], final_estimator=LogisticRegression(), random_state=0
+    ).fit(X, y, X_public=PublicData(X_pub))
+    scores = clf.decision_function(X)
+    np.testing.assert_array_equal(scores, clf.final_estimator_.decision_function(X))
+    np.testing.assert_array_equal(scores > 0, clf.predict(X) == 1)
+    np.testing.assert_array_equal(clf.decision_function(X), scores)  # no noise
+
+
+def test_decision_function_falls_back_to_probabilities():
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(900, 2))
+    y = np.digitize(X[:, 0], [-0.3, 0.3])  # three classes
+    X_pub = rng.uniform(-1, 1, size=(80, 2))
+    # a stump labels the public points with 2 of the 3 classes
+    clf = SemiPrivateClassifier(
+        "stumps",
+        classes=[0, 1, 2],
+        final_estimator=LogisticRegression(),
+        random_state=0,
+    ).fit(X, y, X_public=PublicData(X_pub))
+    assert clf.final_estimator_.classes_.size == 2
+    scores = clf.decision_function(X)
+    assert scores.shape == (900, 3)
+    np.testing.assert_array_equal(clf.classes_[scores.argmax(axis=1)], clf.predict(X))
+    # two classes, no final estimator fitted: one distinct public value, so the
+    # cover holds only the constants; scores are +-1 from the hypothesis
+    X2, y2 = X[:, :1], (X[:, 0] > 0).astype(int)
+    const = SemiPrivateClassifier(
+        "thresholds",
+        classes=[0, 1],
+        final_estimator=LogisticRegression(),
+        random_state=0,
+    ).fit(X2, y2, X_public=PublicData(np.full((10, 1), 0.5)))
+    assert const.final_estimator_ is None
+    scores = const.decision_function(X2)
+    np.testing.assert_array_equal(scores, np.where(const.predict(X2) == 1, 1.0, -1.0))
+
+
 def test_accountant_charged_once_and_refuses_before_reading():
     X, y, X_pub = make_data()
     acc = PrivacyAccountant(epsilon=1.5)
