@@ -58,7 +58,7 @@ class _Grid:
         self.thresholds = np.asarray(thresholds, dtype=np.float64)
         # Non-decreasing, as the map is: the thresholds in cells before c are the
         # first below[c] of them, and cell c holds held[c] more.
-        self._held = np.bincount(self.cells(thresholds), minlength=n_cells + 1)
+        self._held = np.bincount(self.cells(self.thresholds), minlength=n_cells + 1)
         self.table = None
 
     def build(self):
@@ -88,6 +88,7 @@ class _Grid:
         A cell is crowded when it holds more than ``_STEPS`` thresholds; about
         half of a smooth distribution's values in such cells get searched, so
         this is an upper estimate of the searched share.
+
         Public-only. An inner cell's mass is its width times the density of
         thresholds around its middle one (``1 / (m + 1)`` per gap, over
         ``_DENSITY_GAPS`` gaps on each side), capped by the gaps it spans,
@@ -180,8 +181,8 @@ def locate(values, thresholds):
 
     Equal to ``np.searchsorted(thresholds, values, side="left")`` for finite
     1-D float64 values. With many values, a uniform grid of cells chosen from
-    the thresholds alone gives each value ``x`` a lower bound: ``below[c(x)]``,
-    thresholds in earlier cells. It is one, because the cell map ``c`` is
+    the thresholds alone gives each value ``x`` a lower bound ``below[c(x)]``,
+    the number of thresholds in earlier cells. It is one, because the cell map ``c`` is
     non-decreasing: ``c(t) < c(x)`` implies ``t < x``. From there the location
     steps forward while the next threshold is below ``x`` (thresholds are
     sorted, so the count stays exact), and values still behind after
@@ -219,7 +220,7 @@ def _histograms(X, thresholds, codes, n_classes):
     """Per column ``j``: ``hist[g, l]``, rows of class ``l`` located at ``g``.
 
     The location of ``x`` is ``searchsorted(thresholds[j], x, "left")``. Rows
-    are taken ``_CHUNK`` at a time into small reused buffers: a chunk's columns
+    are taken in chunks (``_CHUNK`` rows) into reused buffers: a chunk's columns
     are copied out together (one pass over the chunk's memory), located from
     cache and histogrammed. No temporary grows with ``n``: fresh large arrays
     cost a page fault per page. A chunk is at least as long as the largest
