@@ -12,11 +12,12 @@ Tables (issue 4):
    isolates what the exponential mechanism costs.
 2. ``fit`` on 1e6 private rows x 20 features with 1e4 public rows against
    scikit-learn ``LogisticRegression().fit`` on the same private rows, in the
-   same run (best of a few). Goal: no slower. Gaussian features (the goal), and
-   heavy-tailed Cauchy features, on which fewer private values are located by
-   a table lookup. References: the floors of the two earlier ways to count, a
-   sort and a binary search (``np.searchsorted``) of every private column. A
-   cProfile of one fit shows where the time goes.
+   same run (best of a few). Goal: no slower. Gaussian features (the goal),
+   heavy-tailed Cauchy features (uniform cells over a trimmed range) and
+   log-spread lognormal features (cells on the floats' bits), on which fewer
+   private values are located by a table lookup. References: the floors of the
+   two earlier ways to count, a sort and a binary search (``np.searchsorted``)
+   of every private column. A cProfile of one fit shows where the time goes.
 3. Accuracy against epsilon on a synthetic task: SemiPrivateClassifier with
    unlabeled public data, the private-only baseline (no public data, a
    data-independent grid inside declared bounds) and non-private
@@ -185,6 +186,7 @@ def bench_fit_speed(n, n_features, n_public, repeat, profile_top):
     for name, draw in [
         ("Gaussian", rng.standard_normal),
         ("Cauchy", rng.standard_cauchy),
+        ("lognormal", lambda size: rng.lognormal(sigma=3.0, size=size)),
     ]:
         X = draw((n, n_features))
         y = flip((X @ w > 0.2).astype(int), rng)
@@ -220,6 +222,8 @@ def bench_fit_speed(n, n_features, n_public, repeat, profile_top):
         "lr": fit_logistic,
         "sp_cauchy": lambda: fit_semiprivate("Cauchy"),
         "lr_cauchy": lambda: fit_logistic("Cauchy"),
+        "sp_lognormal": lambda: fit_semiprivate("lognormal"),
+        "lr_lognormal": lambda: fit_logistic("lognormal"),
         "sort": sort_columns,
         "search": search_columns,
     }
@@ -230,6 +234,7 @@ def bench_fit_speed(n, n_features, n_public, repeat, profile_top):
     clf = fit_semiprivate()
     n_iter = int(fit_logistic().n_iter_[0])
     n_iter_cauchy = int(fit_logistic("Cauchy").n_iter_[0])
+    n_iter_lognormal = int(fit_logistic("lognormal").n_iter_[0])
 
     def row(what, key, reference):
         ratio = t[key] / t[reference]
@@ -254,6 +259,17 @@ def bench_fit_speed(n, n_features, n_public, repeat, profile_top):
                 f"LogisticRegression(), Cauchy features ({n_iter_cauchy} iterations)",
                 "lr_cauchy",
                 "lr_cauchy",
+            ),
+            row(
+                "SemiPrivateClassifier, lognormal(sigma=3) features",
+                "sp_lognormal",
+                "lr_lognormal",
+            ),
+            row(
+                "LogisticRegression(), lognormal features "
+                f"({n_iter_lognormal} iterations)",
+                "lr_lognormal",
+                "lr_lognormal",
             ),
         ],
     )

@@ -7,11 +7,14 @@ private values over the ``m + 1`` cells the thresholds cut the line into,
 accumulated: every private value is *located* among the thresholds once.
 
 :func:`locate` equals ``np.searchsorted(thresholds, values, side="left")``
-exactly. It starts each value from a lower bound read in a table of uniform
-cells, steps forward past the thresholds below it, and binary-searches only the
-few values still behind. The lower bound holds by monotonicity alone (see
+exactly. It starts each value from a lower bound read in a table of cells,
+steps forward past the thresholds below it, and binary-searches only the few
+values still behind. The lower bound holds by monotonicity alone (see
 :func:`locate`), so rounding cannot make the result differ from
-``searchsorted``. The table is built from the public thresholds only.
+``searchsorted``. The cells are equal in width (:class:`_UniformGrid`) or, for
+positive log-spread values, equal in relative width (:class:`_BinadeGrid`, on
+the bits of the floats); the kind and range are chosen, and the table built,
+from the public thresholds only.
 
 Why: sorting every private column, the previous method, is ``O(n log n)`` and
 was most of ``fit`` in ``benchmarks/bench_semiprivate.py``; this is a few passes
@@ -44,17 +47,16 @@ _CHUNK = 2**16
 
 
 class _Grid:
-    """Uniform cells over a range of sorted thresholds, from the thresholds alone.
+    """Cells over a range of sorted thresholds, from the thresholds alone.
 
-    The cell map ``x -> trunc(clip((x - origin) * scale, 0, n_cells))`` is
-    non-decreasing in ``x`` whatever the rounding: subtraction and product
-    rounded to nearest, clip and truncation are each non-decreasing. ``scale``
-    is positive and finite, so no NaN appears. Thresholds and values must go
-    through the same arithmetic: both are float64 here.
+    A subclass defines the cell map ``cells``, which must be non-decreasing in
+    ``x`` for every finite float64 ``x``: then ``c(t) < c(x)`` implies
+    ``t < x``, which is all :func:`locate` relies on. Thresholds and values go
+    through the same float64 map.
     """
 
-    def __init__(self, thresholds, origin, scale, n_cells):
-        self.origin, self.scale, self.n_cells = origin, scale, n_cells
+    def __init__(self, thresholds, n_cells):
+        self.n_cells = n_cells
         self.thresholds = np.asarray(thresholds, dtype=np.float64)
         # Non-decreasing, as the map is: the thresholds in cells before c are the
         # first below[c] of them, and cell c holds held[c] more.
@@ -70,17 +72,6 @@ class _Grid:
         # +inf past the last threshold: stepping stops there
         self.padded = np.append(self.thresholds, np.inf)
         return self
-
-    def cells(self, values, scratch=None, out=None):
-        """Cell of every value (into ``out``, int32, when given)."""
-        with np.errstate(over="ignore"):  # +-inf is clipped like any far value
-            scratch = np.subtract(values, self.origin, out=scratch)
-            scratch *= self.scale
-        np.clip(scratch, 0.0, float(self.n_cells), out=scratch)
-        if out is None:
-            return scratch.astype(np.intp)
-        out[...] = scratch  # truncation toward zero
-        return out
 
     def searched_mass(self):
         """Estimated share of values in crowded cells, which may be binary-searched.
@@ -103,17 +94,20 @@ class _Grid:
         middle = np.cumsum(held)[crowded] - h + h // 2
         lo = np.maximum(middle - _DENSITY_GAPS, 0)
         hi = np.minimum(middle + _DENSITY_GAPS, m - 1)
+        inner = (crowded > 0) & (crowded < self.n_cells)
+        mass = cap.copy()
         with np.errstate(over="ignore", divide="ignore"):
-            density = (hi - lo) / ((m + 1) * (t[hi] - t[lo]))
-            mass = np.minimum(density / self.scale, cap)
-        ends = (crowded == 0) | (crowded == self.n_cells)
-        mass[ends] = cap[ends]
+            # width over span first: both may be subnormal, their ratio is not
+            share = self.widths(crowded[inner]) / (t[hi] - t[lo])[inner]
+            density_mass = share * ((hi - lo)[inner] / (m + 1))
+            mass[inner] = np.minimum(density_mass, cap[inner])
         return float(mass.sum())
 
     def locate(self, values, out, work):
         """``searchsorted(thresholds, values, "left")`` into ``out`` (int32).
 
-        ``work``: buffers as long as ``values`` (float, int32, float, bool).
+        ``values``: contiguous float64. ``work``: buffers as long as ``values``
+        (float, int32, float, bool).
         """
         scratch, cells, compared, behind = work
         self.cells(values, scratch, cells)
@@ -129,8 +123,79 @@ class _Grid:
         return out
 
 
+class _UniformGrid(_Grid):
+    """Cells of equal width over ``[origin, origin + n_cells / scale]``.
+
+    The map ``x -> trunc(clip((x - origin) * scale, 0, n_cells))`` is
+    non-decreasing whatever the rounding: subtraction and product rounded to
+    nearest, clip and truncation are each non-decreasing. ``scale`` is positive
+    and finite, so no NaN appears.
+    """
+
+    def __init__(self, thresholds, origin, scale, n_cells):
+        self.origin, self.scale = origin, scale
+        super().__init__(thresholds, n_cells)
+
+    def cells(self, values, scratch=None, out=None):
+        """Cell of every value (into ``out``, int32, when given)."""
+        with np.errstate(over="ignore"):  # +-inf is clipped like any far value
+            scratch = np.subtract(values, self.origin, out=scratch)
+            scratch *= self.scale
+        np.clip(scratch, 0.0, float(self.n_cells), out=scratch)
+        if out is None:
+            return scratch.astype(np.intp)
+        out[...] = scratch  # truncation toward zero
+        return out
+
+    def widths(self, cells):
+        return np.full(cells.size, 1.0 / self.scale)
+
+
+class _BinadeGrid(_Grid):
+    """Cells of equal relative width over positive ``[lo, hi]``: for log-spread data.
+
+    The map reads a float64's bits as an int64 ``k``, clips it to
+    ``[k(lo), k(hi)]`` and keeps ``(k - k(lo)) >> shift``: every power of two
+    gets the same number of cells. Exact integer steps, non-decreasing: the
+    bits of positive floats are ordered as the floats; zero, negative values
+    (bits of either sign's zero or below) and everything under ``lo`` clip to
+    cell 0, since ``lo > 0``.
+    """
+
+    def __init__(self, thresholds, lo, hi, target_cells):
+        self.key_lo = int(np.float64(lo).view(np.int64))
+        self.key_hi = int(np.float64(hi).view(np.int64))
+        span = self.key_hi - self.key_lo
+        shift = max(span.bit_length() - target_cells.bit_length(), 0)
+        self.shift = shift + ((span >> shift) > target_cells)  # at most target
+        super().__init__(thresholds, span >> self.shift)
+
+    def cells(self, values, scratch=None, out=None):
+        """Cell of every value (into ``out``, int32, when given)."""
+        keys = np.ascontiguousarray(values, dtype=np.float64).view(np.int64)
+        work = None if scratch is None else scratch.view(np.int64)
+        work = np.clip(keys, self.key_lo, self.key_hi, out=work)
+        work -= self.key_lo
+        work >>= self.shift
+        if out is None:
+            return work.astype(np.intp)
+        out[...] = work
+        return out
+
+    def widths(self, cells):
+        left = (self.key_lo + (cells.astype(np.int64) << self.shift)).view(np.float64)
+        right = (self.key_lo + ((cells + 1).astype(np.int64) << self.shift)).view(
+            np.float64
+        )
+        return right - left
+
+
 def _candidate_grids(thresholds):
-    """One unbuilt grid per trim with a positive finite scale (none if few)."""
+    """Unbuilt candidate grids, one or two per trim (none if few thresholds).
+
+    Per trim: a uniform grid when its scale is positive and finite, and, when
+    the trimmed range is positive, a binade grid.
+    """
     m = thresholds.size
     if m < _MIN_THRESHOLDS:
         return []
@@ -142,7 +207,9 @@ def _candidate_grids(thresholds):
         with np.errstate(divide="ignore", over="ignore"):
             scale = n_cells / (hi - lo) if hi > lo else np.inf
         if np.isfinite(scale) and scale > 0:
-            grids.append(_Grid(thresholds, float(lo), float(scale), n_cells))
+            grids.append(_UniformGrid(thresholds, float(lo), float(scale), n_cells))
+        if 0 < lo < hi:
+            grids.append(_BinadeGrid(thresholds, lo, hi, n_cells))
     return grids
 
 

@@ -65,7 +65,10 @@ def test_every_candidate_grid_locates_exactly(kind):
     thresholds, values = thresholds_and_values(rng, kind)
     expected = np.searchsorted(thresholds, values, side="left")
     grids = built_candidates(thresholds)
-    assert len(grids) == len(_counting._TRIMS)
+    uniform = [g for g in grids if isinstance(g, _counting._UniformGrid)]
+    assert len(uniform) == len(_counting._TRIMS)
+    positive = kind in ("lognormal", "offset")  # bit-pattern candidates too
+    assert (len(grids) > len(uniform)) == positive
     for grid in grids:
         # the table is a lower bound of the location (monotone cell map)...
         assert np.all(grid.table[grid.cells(values)] <= expected)
@@ -81,13 +84,15 @@ def test_every_candidate_grid_locates_exactly(kind):
         np.concatenate(
             [np.linspace(-1.7e308, -1e307, 100), np.linspace(1e307, 1.7e308, 100)]
         ),
-        np.arange(200) * 5e-324,  # subnormal spacing: scale overflows
         np.concatenate([np.arange(100.0), 1e12 + np.arange(100.0)]),  # two clusters
+        np.arange(200) * 5e-324,  # subnormal spacing: uniform scale overflows
     ],
-    ids=["overflowing-range", "subnormal-range", "two-clusters"],
+    ids=["overflowing-range", "two-clusters", "subnormal-range"],
 )
-def test_unfit_grids_fall_back_to_binary_search(thresholds):
-    assert _counting._choose_grid(thresholds) is None
+def test_ranges_unfit_for_uniform_cells(thresholds):
+    """No uniform grid fits: binary search, or bit-pattern cells if positive."""
+    chosen = _counting._choose_grid(thresholds)
+    assert not isinstance(chosen, _counting._UniformGrid)
     rng = np.random.default_rng(8)
     values = np.concatenate([thresholds, rng.choice(thresholds, 500) * 0.999])
     expected = np.searchsorted(thresholds, values, side="left")
@@ -96,6 +101,28 @@ def test_unfit_grids_fall_back_to_binary_search(thresholds):
     got = ClassCounts(codes, 2).count_at_most(values[:, None], [thresholds])[0]
     want = brute_force_at_most(values[:, None], codes, 2, [thresholds])[0]
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("spread", ["lognormal", "log-uniform", "subnormal"])
+def test_log_spread_positive_values_choose_binade_cells(spread):
+    rng = np.random.default_rng(9)
+    draw = {
+        "lognormal": lambda size: rng.lognormal(sigma=4.0, size=size),
+        "log-uniform": lambda size: 10.0 ** rng.uniform(-300, 300, size),
+        "subnormal": lambda size: rng.integers(1, 10**6, size) * 5e-324,
+    }[spread]
+    thresholds = np.unique(draw(4000))
+    grid = _counting._choose_grid(thresholds)
+    assert isinstance(grid, _counting._BinadeGrid)
+    masses = {True: [], False: []}
+    for g in _counting._candidate_grids(thresholds):
+        masses[isinstance(g, _counting._BinadeGrid)].append(g.searched_mass())
+    assert min(masses[True]) < 0.1
+    assert min(masses[False], default=1.0) > 0.5
+    values = np.concatenate([draw(20_000), thresholds, -thresholds[:50], [0.0, -0.0]])
+    expected = np.searchsorted(thresholds, values, side="left")
+    assert np.all(grid.table[grid.cells(values)] <= expected)
+    np.testing.assert_array_equal(grid_locate(grid, values), expected)
 
 
 @settings(max_examples=60, deadline=None)
@@ -124,6 +151,35 @@ def test_grids_locate_exactly_on_drawn_inputs(thresholds, data):
     for grid in built_candidates(thresholds):
         np.testing.assert_array_equal(grid_locate(grid, values), expected)
     np.testing.assert_array_equal(locate(values, thresholds), expected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    thresholds=hnp.arrays(
+        np.float64,
+        st.integers(64, 300),
+        elements=st.floats(5e-324, 1e308, allow_nan=False, allow_infinity=False),
+        unique=True,
+    ),
+    data=st.data(),
+)
+def test_binade_grids_locate_exactly_on_drawn_positive_inputs(thresholds, data):
+    thresholds = np.sort(thresholds)
+    values = data.draw(
+        hnp.arrays(
+            np.float64,
+            st.integers(1, 400),
+            elements=st.one_of(
+                st.sampled_from(thresholds.tolist()),
+                st.floats(allow_nan=False, allow_infinity=False),
+            ),
+        )
+    )
+    expected = np.searchsorted(thresholds, values, side="left")
+    grids = built_candidates(thresholds)
+    assert any(isinstance(g, _counting._BinadeGrid) for g in grids)
+    for grid in grids:
+        np.testing.assert_array_equal(grid_locate(grid, values), expected)
 
 
 def test_float32_thresholds_are_counted_in_float64():
