@@ -125,45 +125,12 @@ def test_log_spread_positive_values_choose_binade_cells(spread):
     np.testing.assert_array_equal(grid_locate(grid, values), expected)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    thresholds=hnp.arrays(
-        np.float64,
-        st.integers(64, 300),
-        elements=st.floats(-1e6, 1e6, allow_nan=False),
-        unique=True,
-    ),
-    data=st.data(),
-)
-def test_grids_locate_exactly_on_drawn_inputs(thresholds, data):
-    thresholds = np.sort(thresholds)
-    values = data.draw(
-        hnp.arrays(
-            np.float64,
-            st.integers(1, 400),
-            elements=st.one_of(
-                st.sampled_from(thresholds.tolist()),
-                st.floats(allow_nan=False, allow_infinity=False),
-            ),
-        )
-    )
-    expected = np.searchsorted(thresholds, values, side="left")
-    for grid in built_candidates(thresholds):
-        np.testing.assert_array_equal(grid_locate(grid, values), expected)
-    np.testing.assert_array_equal(locate(values, thresholds), expected)
+def drawn_thresholds(elements):
+    return hnp.arrays(np.float64, st.integers(64, 300), elements=elements, unique=True)
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    thresholds=hnp.arrays(
-        np.float64,
-        st.integers(64, 300),
-        elements=st.floats(5e-324, 1e308, allow_nan=False, allow_infinity=False),
-        unique=True,
-    ),
-    data=st.data(),
-)
-def test_binade_grids_locate_exactly_on_drawn_positive_inputs(thresholds, data):
+def assert_grids_exact_on_drawn_values(thresholds, data):
+    """Every candidate grid and ``locate`` agree with searchsorted; returns grids."""
     thresholds = np.sort(thresholds)
     values = data.draw(
         hnp.arrays(
@@ -177,9 +144,29 @@ def test_binade_grids_locate_exactly_on_drawn_positive_inputs(thresholds, data):
     )
     expected = np.searchsorted(thresholds, values, side="left")
     grids = built_candidates(thresholds)
-    assert any(isinstance(g, _counting._BinadeGrid) for g in grids)
     for grid in grids:
         np.testing.assert_array_equal(grid_locate(grid, values), expected)
+    np.testing.assert_array_equal(locate(values, thresholds), expected)
+    return grids
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    thresholds=drawn_thresholds(st.floats(-1e6, 1e6, allow_nan=False)),
+    data=st.data(),
+)
+def test_grids_locate_exactly_on_drawn_inputs(thresholds, data):
+    assert_grids_exact_on_drawn_values(thresholds, data)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    thresholds=drawn_thresholds(st.floats(5e-324, 1e308, allow_infinity=False)),
+    data=st.data(),
+)
+def test_binade_grids_locate_exactly_on_drawn_positive_inputs(thresholds, data):
+    grids = assert_grids_exact_on_drawn_values(thresholds, data)
+    assert any(isinstance(g, _counting._BinadeGrid) for g in grids)
 
 
 def test_float32_thresholds_are_counted_in_float64():
