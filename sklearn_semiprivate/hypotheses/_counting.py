@@ -148,6 +148,7 @@ class _UniformGrid(_Grid):
         return out
 
     def widths(self, cells):
+        """Width of each (inner) cell, for the searched-share estimate."""
         return np.full(cells.size, 1.0 / self.scale)
 
 
@@ -156,7 +157,8 @@ class _BinadeGrid(_Grid):
 
     The map reads a float64's bits as an int64 ``k``, clips it to
     ``[k(lo), k(hi)]`` and keeps ``(k - k(lo)) >> shift``: every power of two
-    gets the same number of cells. Exact integer steps, non-decreasing: the
+    gets the same number of cells (while ``shift`` is under the 52 bits of the
+    fraction). Exact integer steps, non-decreasing: the
     bits of positive floats are ordered as the floats; zero, negative values
     (bits of either sign's zero or below) and everything under ``lo`` clip to
     cell 0, since ``lo > 0``.
@@ -183,6 +185,7 @@ class _BinadeGrid(_Grid):
         return out
 
     def widths(self, cells):
+        """Width of each (inner) cell, for the searched-share estimate."""
         left = (self.key_lo + (cells.astype(np.int64) << self.shift)).view(np.float64)
         right = (self.key_lo + ((cells + 1).astype(np.int64) << self.shift)).view(
             np.float64
