@@ -96,8 +96,9 @@ class _Grid:
         hi = np.minimum(middle + _DENSITY_GAPS, m - 1)
         inner = (crowded > 0) & (crowded < self.n_cells)
         mass = cap.copy()
-        with np.errstate(over="ignore", divide="ignore"):
-            # width over span first: both may be subnormal, their ratio is not
+        # An estimate: an overflow is capped below, an underflow is a share of 0.
+        with np.errstate(over="ignore", divide="ignore", under="ignore"):
+            # width over span first: both may be subnormal, their ratio rarely is
             share = self.widths(crowded[inner]) / (t[hi] - t[lo])[inner]
             density_mass = share * ((hi - lo)[inner] / (m + 1))
             mass[inner] = np.minimum(density_mass, cap[inner])
@@ -138,7 +139,8 @@ class _UniformGrid(_Grid):
 
     def cells(self, values, scratch=None, out=None):
         """Cell of every value (into ``out``, int32, when given)."""
-        with np.errstate(over="ignore"):  # +-inf is clipped like any far value
+        # +-inf is clipped like any far value; an underflow rounds monotonically
+        with np.errstate(over="ignore", under="ignore"):
             scratch = np.subtract(values, self.origin, out=scratch)
             scratch *= self.scale
         np.clip(scratch, 0.0, float(self.n_cells), out=scratch)

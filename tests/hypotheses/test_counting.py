@@ -315,3 +315,26 @@ def test_stump_and_interval_scores_equal_brute_force_on_the_grid_path():
     predicted = np.stack([icover.predict(int(member), Xi) for member in sub])
     expected = (predicted == yi[None, :]).sum(axis=1)
     np.testing.assert_array_equal(icover.scores(Xi, yi)[sub], expected)
+
+
+def test_grids_are_chosen_under_strict_floating_point_errors():
+    """Estimates and cell maps never raise when the caller traps underflow."""
+    keys = np.float64(1e-305).view(np.int64) + np.arange(9)
+    sets = [
+        np.concatenate(
+            [
+                [-3e300, -2e300, -1e300, 1e-310],
+                keys.view(np.float64),
+                np.geomspace(1e-200, 1e300, 55),
+            ]
+        ),
+        2.0 ** np.arange(-1074, -1010),
+    ]
+    for thresholds in sets:
+        with np.errstate(all="raise"):
+            for grid in _counting._candidate_grids(thresholds):
+                grid.searched_mass()
+            values = np.concatenate([thresholds, -thresholds, [0.0]])
+            expected = np.searchsorted(thresholds, values, side="left")
+            for grid in built_candidates(thresholds):
+                np.testing.assert_array_equal(grid_locate(grid, values), expected)
