@@ -14,35 +14,12 @@ Goals (issue 3):
 # SPDX-License-Identifier: BSD-3-Clause
 
 import argparse
-import os
-import platform
-import time
 import tracemalloc
 
 import numpy as np
-import scipy
-import sklearn
+from _common import best_time, print_environment, print_table
 
 from sklearn_semiprivate.hypotheses import DecisionStumps, Intervals
-
-
-def best_time(fn, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def print_table(title, header, rows):
-    print(f"\n{title}")
-    widths = [
-        max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(header)
-    ]
-    print("  ".join(str(h).rjust(w) for h, w in zip(header, widths, strict=True)))
-    for row in rows:
-        print("  ".join(str(c).rjust(w) for c, w in zip(row, widths, strict=True)))
 
 
 def bench_stumps(sizes, n_features, n_public, repeat):
@@ -169,12 +146,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     args = parser.parse_args()
-    print("Environment")
-    print(
-        f"  python {platform.python_version()}, numpy {np.__version__}, "
-        f"scipy {scipy.__version__}, scikit-learn {sklearn.__version__}"
-    )
-    print(f"  {platform.platform()}, {os.cpu_count()} CPUs")
+    print_environment()
     if args.quick:
         bench_stumps([10**4], 20, 10**3, repeat=2)
         bench_intervals(500, 10**4, repeat=2)

@@ -26,14 +26,11 @@ Tables:
 
 import argparse
 import math
-import os
-import platform
 import time
 import tracemalloc
 
 import numpy as np
-import scipy
-import sklearn
+from _common import print_environment, print_table
 from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import KBinsDiscretizer
 
@@ -46,16 +43,6 @@ from sklearn_semiprivate.query_release import (
     pmw_private_sample_size,
 )
 from sklearn_semiprivate.query_release._pmw import WeightedSupport, mwem_rounds
-
-
-def print_table(title, header, rows):
-    print(f"\n{title}")
-    widths = [
-        max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(header)
-    ]
-    print("  ".join(str(h).rjust(w) for h, w in zip(header, widths, strict=True)))
-    for row in rows:
-        print("  ".join(str(c).rjust(w) for c, w in zip(row, widths, strict=True)))
 
 
 def lemma7_alpha(n, epsilon, delta, domain_size, n_queries, beta=0.05):
@@ -376,11 +363,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     args = parser.parse_args()
-    print(
-        f"Python {platform.python_version()}, numpy {np.__version__}, scipy "
-        f"{scipy.__version__}, scikit-learn {sklearn.__version__}, "
-        f"{platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}"
-    )
+    print_environment()
     start = time.perf_counter()
     bench_thresholds(args.quick)
     bench_marginals(args.quick)

@@ -30,35 +30,21 @@ import argparse
 import cProfile
 import io
 import os
-import platform
 import pstats
-import time
 import warnings
 
 import numpy as np
-import scipy
-import sklearn
+from _common import best_time, print_environment, print_table
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_semiprivate import PublicData, SemiPrivateClassifier
-from sklearn_semiprivate import __version__ as sp_version
 from sklearn_semiprivate.hypotheses import FiniteClass, PartitionLabelings
 
 NOISE = 0.1  # label-flip probability of the synthetic tasks
 # Declared domain bounds of the private-only baseline: tight, and 10x looser.
 BOUNDS = ((-5.0, 5.0), (-50.0, 50.0))
-
-
-def print_table(title, header, rows):
-    print(f"\n{title}")
-    widths = [
-        max(len(str(h)), *(len(str(r[i])) for r in rows)) for i, h in enumerate(header)
-    ]
-    print("  ".join(str(h).rjust(w) for h, w in zip(header, widths, strict=True)))
-    for row in rows:
-        print("  ".join(str(c).rjust(w) for c, w in zip(row, widths, strict=True)))
 
 
 def flip(y, rng, noise=NOISE):
@@ -168,15 +154,6 @@ def bench_best_member(sizes, seeds, n_test):
         rows,
     )
     print(f"  worst test gap over all runs: {worst:.2f} points")
-
-
-def best_time(fn, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def bench_fit_speed(n, n_features, n_public, repeat, profile_top):
@@ -370,17 +347,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes")
     args = parser.parse_args()
-    print("Environment")
-    print(
-        f"  python {platform.python_version()}, numpy {np.__version__}, "
-        f"scipy {scipy.__version__}, scikit-learn {sklearn.__version__}, "
-        f"sklearn_semiprivate {sp_version}"
-    )
-    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
-    print(
-        f"  {platform.platform()}, {os.cpu_count()} CPUs ({affinity} usable), "
-        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}"
-    )
+    print_environment()
     epsilons = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
     if args.quick:
         bench_best_member([10**4], seeds=range(2), n_test=2 * 10**4)
