@@ -14,7 +14,10 @@ __all__ = ["PrivacyAccountant"]
 
 # Floating-point slack when comparing a sum of spends with the budget, so that
 # ten spends of 0.1 fit in a budget of 1.0.
-_TOL = 1e-12
+# Relative slack for float rounding of the sums (fsum of many small spends). It is
+# relative so that a pure-DP budget (delta = 0) never accepts a delta > 0 spend and
+# a tiny delta budget is not doubled by an absolute slack.
+_REL_TOL = 1e-12
 
 
 class PrivacyAccountant:
@@ -131,8 +134,8 @@ class PrivacyAccountant:
     def _would_exceed(self, cost):
         spent = compose_basic(self._history)
         return (
-            spent.epsilon + cost.epsilon > self.epsilon + _TOL
-            or spent.delta + cost.delta > self.delta + _TOL
+            spent.epsilon + cost.epsilon > self.epsilon * (1 + _REL_TOL)
+            or spent.delta + cost.delta > self.delta * (1 + _REL_TOL)
         )
 
     def check(self, epsilon, delta=0.0):

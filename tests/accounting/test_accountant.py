@@ -36,6 +36,23 @@ def test_check_spends_nothing_and_refuses_delta():
     assert acc.spent() == PrivacyCost(0.0, 0.0)
 
 
+def test_slack_is_relative_so_tiny_deltas_are_not_overspent():
+    # an absolute 1e-12 slack let a pure-DP budget take delta 9e-13 and a
+    # delta = 1e-12 budget take twice its delta
+    pure = PrivacyAccountant(epsilon=1.0, delta=0.0)
+    with pytest.raises(PrivacyBudgetError):
+        pure.spend(0.1, 9e-13)
+    tiny = PrivacyAccountant(epsilon=10.0, delta=1e-12)
+    tiny.spend(1.0, 1e-12)
+    with pytest.raises(PrivacyBudgetError):
+        tiny.spend(1.0, 1e-12)
+    # float rounding of many equal spends is still absorbed
+    acc = PrivacyAccountant(epsilon=0.3, delta=3e-6)
+    for _ in range(3):
+        acc.spend(0.1, 1e-6)
+    assert len(acc.history) == 3
+
+
 def test_default_budget_is_unbounded_but_recorded():
     acc = PrivacyAccountant()
     acc.spend(100.0)
