@@ -132,7 +132,7 @@ def check_classes(classes):
     return classes
 
 
-def encode_labels(y, classes, name="y"):
+def encode_labels(y, classes, name="y", *, private=False):
     """Map labels to their indices in the sorted ``classes``.
 
     Parameters
@@ -143,6 +143,8 @@ def encode_labels(y, classes, name="y"):
         Sorted label set.
     name : str, default="y"
         Name used in error messages.
+    private : bool, default=False
+        If True, the error names no label of ``y``: they are private values.
 
     Returns
     -------
@@ -169,9 +171,9 @@ def encode_labels(y, classes, name="y"):
     codes = np.clip(codes, 0, classes.size - 1)
     bad = classes[codes] != y
     if np.any(bad):
+        which = "" if private else f" {np.unique(y[bad]).tolist()}"
         raise ValueError(
-            f"{name} contains labels {np.unique(y[bad]).tolist()} not in "
-            f"classes={classes.tolist()}."
+            f"{name} contains labels{which} not in classes={classes.tolist()}."
         )
     return codes.astype(np.intp, copy=False)
 
@@ -311,7 +313,7 @@ class Cover(ABC):
         ``classes_``, one per row, returned as indices into ``classes_``.
         """
         X = check_points(X, "X", n_features=self.n_features_in_, allow_empty=True)
-        codes = encode_labels(y, self.classes_, "y")
+        codes = encode_labels(y, self.classes_, "y", private=True)
         if codes.shape[0] != X.shape[0]:
             raise ValueError(
                 f"X has {X.shape[0]} rows but y has {codes.shape[0]} labels."

@@ -230,8 +230,9 @@ def test_private_input_errors_are_the_same_everywhere(name, cover):
         cover.scores(np.zeros((0, d)), [0])
     with pytest.raises(ValueError, match=f"features, but this cover was built on {d}"):
         cover.scores(np.zeros((1, d + 1)), [0])
-    with pytest.raises(ValueError, match="not in classes"):
+    with pytest.raises(ValueError, match="not in classes") as info:
         cover.scores(np.zeros((1, d)), [7])
+    assert "7" not in str(info.value)  # a private label is never echoed
     with pytest.raises(ValueError, match="NaN"):
         cover.scores(np.full((1, d), np.nan), [0])
     with pytest.raises(ValueError, match="2D array"):
