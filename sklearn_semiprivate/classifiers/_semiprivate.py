@@ -263,7 +263,9 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         if self.accountant is not None:
             # Checked before anything private is read; nothing spent on refusal.
             self.accountant.check(self.epsilon)
-        rng_public, rng_grid, rng_mechanism = spawn_rngs(self.random_state, 3)
+        rng_public, rng_grid, rng_mechanism, rng_final = spawn_rngs(
+            self.random_state, 4
+        )
         data = prepare_fit_data(
             self,
             X,
@@ -288,7 +290,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         self.cover_size_ = cover.size
         self.member_ = member
         self.hypothesis_ = cover.describe(member)
-        self.final_estimator_ = self._fit_final_estimator(points)
+        self.final_estimator_ = self._fit_final_estimator(points, rng_final)
         return self
 
     def _cover_points(self, data, rng):
@@ -335,14 +337,15 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
 
     def _select_member(self, cover, data, rng):
         """Alg. 1 step 6: the only place private rows are read."""
-        mech = self._mechanism()
         X_score, y_score = self._score_rows(data)
-        if isinstance(mech, ExponentialMechanism):
-            # Factorised covers sample this exactly without enumerating members.
+        if self.mechanism == "exponential":
+            # exp(epsilon * score / 2), the score of sensitivity 1 (see _mechanism);
+            # factorised covers sample it exactly without enumerating members.
             return cover.sample_exponential(
-                X_score, y_score, mech.epsilon, random_state=rng
+                X_score, y_score, self.epsilon, random_state=rng
             )
-        return int(mech.sample(cover.scores(X_score, y_score), random_state=rng))
+        scores = cover.scores(X_score, y_score)  # sensitivity 1
+        return int(self._mechanism().sample(scores, random_state=rng))
 
     def _member_log_probabilities(self, cover, data):
         """Exact distribution of ``_select_member`` over members (for audits).
@@ -353,14 +356,39 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
             cover.scores(*self._score_rows(data))
         )
 
-    def _fit_final_estimator(self, points):
-        """Relabel public points with the chosen hypothesis: post-processing."""
+    def _fit_final_estimator(self, points, rng):
+        """Relabel public points with the chosen hypothesis: post-processing.
+
+        An unseeded final estimator is seeded from ``random_state``, so that the
+        whole fit is reproducible.
+        """
         if self.final_estimator is None:
             return None
         labels = self.cover_.predict(self.member_, points)
         if np.unique(labels).size < 2:
             return None
-        return clone(self.final_estimator).fit(points, labels)
+        estimator = clone(self.final_estimator)
+        if estimator.get_params().get("random_state", 0) is None:
+            estimator.set_params(random_state=int(rng.integers(2**31 - 1)))
+        return estimator.fit(points, labels)
+
+    def _labels(self, X):
+        """Labels of validated ``X``: the final estimator's, or the hypothesis'."""
+        if self.final_estimator_ is not None:
+            return self.final_estimator_.predict(X)
+        return self.cover_.predict(self.member_, X)
+
+    def _proba(self, X):
+        """Class probabilities of validated ``X`` (see :meth:`predict_proba`)."""
+        proba = np.zeros((X.shape[0], self.classes_.size))
+        fe = self.final_estimator_
+        if fe is not None and hasattr(fe, "predict_proba"):
+            cols = np.searchsorted(self.classes_, fe.classes_)
+            proba[:, cols] = fe.predict_proba(X)
+            return proba
+        labels = self._labels(X)
+        proba[np.arange(X.shape[0]), np.searchsorted(self.classes_, labels)] = 1.0
+        return proba
 
     def predict(self, X):
         """Predict labels: the chosen hypothesis (or the final estimator).
@@ -377,10 +405,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         y : ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        if self.final_estimator_ is not None:
-            return self.final_estimator_.predict(X)
-        return self.cover_.predict(self.member_, X)
+        return self._labels(validate_data(self, X, reset=False, dtype=np.float64))
 
     def predict_proba(self, X):
         """Class probabilities: one-hot of the hypothesis, or the final estimator's.
@@ -396,16 +421,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
             Columns in the order of ``classes_``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        proba = np.zeros((X.shape[0], self.classes_.size))
-        fe = self.final_estimator_
-        if fe is not None and hasattr(fe, "predict_proba"):
-            cols = np.searchsorted(self.classes_, fe.classes_)
-            proba[:, cols] = fe.predict_proba(X)
-            return proba
-        labels = self.predict(X)
-        proba[np.arange(X.shape[0]), np.searchsorted(self.classes_, labels)] = 1.0
-        return proba
+        return self._proba(validate_data(self, X, reset=False, dtype=np.float64))
 
     @available_if(_final_estimator_has("decision_function"))
     def decision_function(self, X):
@@ -453,7 +469,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         fe = self.final_estimator_
         if fe is not None and np.array_equal(fe.classes_, self.classes_):
             return fe.decision_function(X)
-        proba = self.predict_proba(X)
+        proba = self._proba(X)
         return proba[:, 1] - proba[:, 0] if self.classes_.size == 2 else proba
 
     def __sklearn_tags__(self):

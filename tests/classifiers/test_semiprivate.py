@@ -108,6 +108,23 @@ def test_final_estimator_is_fitted_on_relabeled_public_points():
     assert clf.score(X, y) > 0.9
 
 
+def test_unseeded_final_estimator_is_seeded_from_random_state():
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y, X_pub = make_data()
+    forest = RandomForestClassifier(n_estimators=3, max_features=1)
+
+    def fit(seed):
+        return SemiPrivateClassifier(
+            classes=[0, 1], final_estimator=forest, random_state=seed
+        ).fit(X, y, X_public=PublicData(X_pub))
+
+    a, b = fit(0), fit(0)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert forest.random_state is None  # the parameter is not written
+    assert a.final_estimator_.random_state == b.final_estimator_.random_state
+
+
 def test_decision_function_only_with_a_final_estimator_that_has_one():
     from sklearn.neighbors import KNeighborsClassifier
 
