@@ -1,4 +1,4 @@
-"""Threshold and decision-stump workloads, evaluated by sorting and prefix sums.
+"""Threshold and decision-stump workloads, evaluated by locating rows and prefix sums.
 
 * ``ThresholdQueries``: ``q_t(x) = 1[x <= t]`` on the real line (the empirical
   CDF at ``t``); the class is every threshold.
@@ -7,9 +7,10 @@
   Definition 12, as fractions ``(1 + E[x_j]) / 2``. The class is every axis
   stump, in both orientations.
 
-Answers on ``n`` weighted rows for ``m`` queries take ``O((n + m) log n)`` per
-feature: sort the rows once, prefix-sum the weights, locate the thresholds with
-``searchsorted``. No ``n x m`` matrix. The projection of queries onto a cover
+Answers on ``n`` weighted rows for ``m`` queries take ``O(n + m log m)`` per
+feature (plus a binary search for values the lookup table cannot place): locate
+every row among the thresholds once, prefix-sum a weighted histogram. No
+``n x m`` matrix. The projection of queries onto a cover
 (Alg. 3, ``Project_{H~, w}``) works the same way (``_project_stumps``).
 """
 
@@ -18,6 +19,7 @@ feature: sort the rows once, prefix-sum the weights, locate the thresholds with
 import numpy as np
 
 from ..hypotheses import DecisionStumps, Thresholds
+from ..hypotheses._counting import locate
 from ..hypotheses._stumps import _row_hash_weights
 from ..utils._validation import check_real_array
 from ._base import (
@@ -32,10 +34,20 @@ __all__ = ["StumpQueries", "ThresholdQueries"]
 
 
 def _count_at_most(values, weights, thresholds):
-    """``sum(weights[values <= t])`` for every ``t``, by sorting: O((n + m) log n)."""
-    order = np.argsort(values, kind="stable")
-    cum = np.concatenate([[0.0], np.cumsum(weights[order])])
-    return cum[np.searchsorted(values[order], thresholds, side="right")]
+    """``sum(weights[values <= t])`` for every ``t`` (any order, ``±inf`` allowed).
+
+    Each value is located once among the distinct finite thresholds
+    (:func:`~sklearn_semiprivate.hypotheses._counting.locate`, no sort of the
+    values), then a weighted histogram of the locations is prefix-summed:
+    ``x <= u_i`` exactly when ``locate(x) <= i``.
+    """
+    finite = np.isfinite(thresholds)
+    cuts = np.unique(thresholds[finite])
+    hist = np.bincount(locate(values, cuts), weights=weights, minlength=cuts.size + 1)
+    cum = np.cumsum(hist)
+    out = np.where(thresholds > 0, cum[-1], 0.0)  # +inf: every row, -inf: none
+    out[finite] = cum[np.searchsorted(cuts, thresholds[finite])]
+    return out
 
 
 class _StumpSet(_QuerySet):
