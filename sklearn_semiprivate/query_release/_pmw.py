@@ -30,6 +30,7 @@ import math
 
 import numpy as np
 from scipy.optimize import brentq
+from scipy.special import logsumexp
 
 from ..accounting import PrivacyCost, compose_advanced
 from ..mechanisms import LaplaceMechanism, exponential_mechanism, permute_and_flip
@@ -375,12 +376,6 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
     return params
 
 
-def _logsumexp(x):
-    """``log(sum(exp(x)))`` of a finite 1-D array, without overflow."""
-    top = x.max()
-    return top + math.log(np.exp(x - top).sum())
-
-
 class WeightedSupport:
     """A distribution over a finite public support, with the answers it gives.
 
@@ -400,7 +395,7 @@ class WeightedSupport:
             self.log_weights = np.zeros(points.shape[0])
         else:
             self.log_weights = np.log(init_weights)
-        self.log_weights -= _logsumexp(self.log_weights)
+        self.log_weights -= logsumexp(self.log_weights)
         self._n_updates = 0
         self.refresh()
 
@@ -423,7 +418,7 @@ class WeightedSupport:
         b = self.query_set.weighted_sums(self.points[mask], w[mask])
         a_i = float(w[mask].sum())
         self.log_weights[mask] += factor
-        self.log_weights -= _logsumexp(self.log_weights)
+        self.log_weights -= logsumexp(self.log_weights)
         self._n_updates += 1
         if self._n_updates % _REFRESH_EVERY == 0:
             self.refresh()

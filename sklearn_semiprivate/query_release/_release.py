@@ -29,7 +29,6 @@ from ..utils._sklearn_compat import (
 from ._base import QueryWorkload
 from ._marginals import PredicateQueries
 from ._pmw import (
-    SELECTION_SHARE,
     WeightedSupport,
     default_n_rounds,
     default_n_updates,
@@ -433,14 +432,12 @@ class PublicAssistedQueryRelease(BaseEstimator):
             measurement=self.measurement,
             rng=rng,
         )
-        support.refresh()
         self.cover_size_ = query_set.n_queries
         self.support_ = support.points
         self.weights_ = support.weights
         self.n_iterations_ = plan["t"]
         self.n_updates_ = plan["t"]
         self.rho_ = params["rho"]
-        self.selection_share_ = SELECTION_SHARE
         self.privacy_spent_ = plan["cost"]
 
     @staticmethod
