@@ -174,19 +174,15 @@ class StumpCover(Cover):
     [1, 1, 2, 0, 2, 0]
     """
 
-    def __init__(self, classes, n_features, feature_thresholds, feature_cuts):
-        # feature_thresholds[j]: midpoints of feature j's distinct public values;
-        # feature_cuts[j]: 0-based indices into it of the kept splits, ascending.
+    def __init__(self, classes, n_features, kept_thresholds):
+        # kept_thresholds[j]: thresholds of feature j's kept splits, ascending.
         self.classes_ = classes
         self.n_features_in_ = n_features
-        self._feature_thresholds = feature_thresholds
-        self._feature_cuts = feature_cuts
+        self._kept_thresholds = kept_thresholds
         self.features_ = np.concatenate(
-            [np.full(c.size, j, dtype=np.intp) for j, c in enumerate(feature_cuts)]
+            [np.full(t.size, j, dtype=np.intp) for j, t in enumerate(kept_thresholds)]
         )
-        self.thresholds_ = np.concatenate(
-            [t[c] for t, c in zip(feature_thresholds, feature_cuts, strict=True)]
-        ).astype(np.float64)
+        self.thresholds_ = np.concatenate(kept_thresholds).astype(np.float64)
         self._pair_a, self._pair_b = _label_pairs(classes.size)
 
     @property
@@ -237,12 +233,7 @@ class StumpCover(Cover):
         # The only read of private data: every count below changes by at most 1
         # when one private row is added, removed or replaced (sensitivity 1).
         by_class = ClassCounts(codes, k)
-        thresholds = [
-            thr[cut]
-            for thr, cut in zip(
-                self._feature_thresholds, self._feature_cuts, strict=True
-            )
-        ]
+        thresholds = self._kept_thresholds
         # Features are independent and numpy releases the GIL in these array
         # operations: count groups of adjacent features in threads (a group's
         # columns are read from memory together). The counts do not depend on
@@ -261,7 +252,6 @@ class StumpCover(Cover):
             )
             counted = [c for group in counted for c in group]
         left = np.concatenate([np.zeros((0, k), dtype=np.int64), *counted])
-        left = left.astype(np.int64, copy=False)
         right = by_class.totals - left
         pairs = left[:, self._pair_a] + right[:, self._pair_b]
         return np.concatenate([by_class.totals, pairs.ravel()])
@@ -337,7 +327,8 @@ def _build_stump_cover(X_public, classes):
     # kept is in candidate order (feature-major): split it per feature
     bounds = np.searchsorted(feats[kept], np.arange(1, n_features))
     feature_cuts = np.split(cuts[kept] - 1, bounds)
-    return StumpCover(classes, n_features, thresholds, feature_cuts)
+    kept_thresholds = [t[c] for t, c in zip(thresholds, feature_cuts, strict=True)]
+    return StumpCover(classes, n_features, kept_thresholds)
 
 
 class DecisionStumps(HypothesisClass):

@@ -305,7 +305,7 @@ def test_stump_and_interval_scores_equal_brute_force_on_the_grid_path():
     X = np.vstack([rng.normal(size=(1400, 2)), X_public[rng.integers(0, 80, 200)]])
     y = rng.integers(0, 3, X.shape[0])
     cover = DecisionStumps().cover(X_public, classes=[0, 1, 2])
-    assert _counting._use_grid(X.shape[0], cover._feature_thresholds[0])
+    assert _counting._use_grid(X.shape[0], cover._kept_thresholds[0])
     expected = (cover.labelings(X) == y[None, :]).sum(axis=1)
     np.testing.assert_array_equal(cover.scores(X, y), expected)
 
