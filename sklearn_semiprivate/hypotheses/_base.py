@@ -193,8 +193,16 @@ def _gumbel_max(log_weights, rng):
     partition, every label pair of an interval chain), hence this helper. It
     only turns given logits into indices: the privacy argument (which logits,
     at which epsilon) lives with each caller.
+
+    Each row is shifted by its maximum first (the distribution is unchanged), so
+    huge logits keep the resolution of the Gumbel noise, as in
+    :class:`~sklearn_semiprivate.mechanisms.ExponentialMechanism`.
     """
-    return np.argmax(log_weights + rng.gumbel(size=np.shape(log_weights)), axis=-1)
+    log_weights = np.asarray(log_weights, dtype=np.float64)
+    top = np.max(log_weights, axis=-1, keepdims=True)
+    top[~np.isfinite(top)] = 0.0  # a row of -inf: nothing to shift
+    shifted = log_weights - top
+    return np.argmax(shifted + rng.gumbel(size=shifted.shape), axis=-1)
 
 
 def _clone_sharing(estimator, shared):
