@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils._validation import check_delta, check_probability
+from ..utils._validation import check_delta, check_integer, check_probability
 
 __all__ = [
     "PrivacyCost",
@@ -147,8 +147,7 @@ def compose_advanced(cost, k, delta_slack):
     (1.6179, 1e-05)
     """
     cost = _as_cost(cost)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be an integer >= 1, got {k!r}.")
+    k = check_integer(k, "k", 1)
     delta_slack = check_delta(delta_slack, "delta_slack", allow_zero=False)
     eps = cost.epsilon
     advanced = math.sqrt(

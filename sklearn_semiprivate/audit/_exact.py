@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..mechanisms._validation import check_scores, check_sensitivity
-from ..utils._validation import check_real_array
+from ..utils._validation import check_integer, check_real_array
 
 __all__ = [
     "ExactPrivacyLoss",
@@ -135,9 +135,9 @@ def max_privacy_loss_over_scores(
     scores = check_scores(scores)
     sensitivity = check_sensitivity(sensitivity)
     if moves is None:
-        if isinstance(n_moves, bool) or not isinstance(n_moves, int) or n_moves < 2:
-            raise ValueError(f"n_moves must be an integer >= 2, got {n_moves!r}.")
-        moves = np.linspace(-sensitivity, sensitivity, n_moves)
+        moves = np.linspace(
+            -sensitivity, sensitivity, check_integer(n_moves, "n_moves", 2)
+        )
     else:
         moves = check_real_array(moves, "moves")
         if np.any(np.abs(moves) > sensitivity):
@@ -232,8 +232,7 @@ def neighbouring_pairs(domain, n_rows, *, relation="replace_one"):
     domain = list(domain)
     if not domain:
         raise ValueError("domain must not be empty.")
-    if isinstance(n_rows, bool) or not isinstance(n_rows, int) or n_rows < 1:
-        raise ValueError(f"n_rows must be an integer >= 1, got {n_rows!r}.")
+    n_rows = check_integer(n_rows, "n_rows", 1)
     if relation not in ("replace_one", "add_remove"):
         raise ValueError(
             f"relation must be 'replace_one' or 'add_remove', got {relation!r}."

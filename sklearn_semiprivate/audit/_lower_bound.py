@@ -22,7 +22,12 @@ import numpy as np
 from scipy.stats import beta
 
 from ..utils._rng import check_rng
-from ..utils._validation import check_delta, check_probability, check_real_array
+from ..utils._validation import (
+    check_delta,
+    check_integer,
+    check_probability,
+    check_real_array,
+)
 
 __all__ = [
     "EpsilonLowerBound",
@@ -115,10 +120,8 @@ def clopper_pearson(k, n, alpha=0.05):
 
 
 def _check_counts(k, n):
-    for value, name in ((k, "k"), (n, "n")):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be an integer, got {type(value).__name__}.")
-    if n < 1 or not 0 <= k <= n:
+    k, n = check_integer(k, "k", 0), check_integer(n, "n", 1)
+    if not k <= n:
         raise ValueError(f"Need 0 <= k <= n and n >= 1, got k={k}, n={n}.")
     return int(k), int(n)
 

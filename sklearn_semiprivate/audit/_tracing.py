@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..utils._validation import check_probability, check_real_array
+from ..utils._validation import check_integer, check_probability, check_real_array
 
 __all__ = [
     "MembershipRates",
@@ -144,14 +144,6 @@ def tracing_attack_scores(answers, candidates, reference, *, answer_scale="signe
     rows = _check_sign_rows(candidates, "candidates", p)
     ref = _check_sign_rows(reference, "reference", p)
     return _scores(q, rows, ref.mean(axis=0))
-
-
-def _check_count(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
-    return int(value)
 
 
 def _exact_rate(false_positive_rate):
@@ -314,7 +306,7 @@ class TracingAttack:
         if self.n_calibration is None:
             k = m // 2
         else:
-            k = _check_count(self.n_calibration, "n_calibration", 1)
+            k = check_integer(self.n_calibration, "n_calibration", 1)
         if not 1 <= k <= m - 1:
             raise ValueError(
                 f"Need at least one reference row for the mean and one for "

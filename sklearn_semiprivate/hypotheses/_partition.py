@@ -13,8 +13,6 @@ independent draw per cell.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import numbers
-
 import numpy as np
 from scipy.special import logsumexp
 from sklearn.cluster import KMeans
@@ -22,7 +20,7 @@ from sklearn.neighbors import KDTree
 from sklearn.utils.validation import check_is_fitted
 
 from ..mechanisms._validation import check_log_base_measure
-from ..utils import check_epsilon, check_rng
+from ..utils import check_epsilon, check_integer, check_rng
 from ._base import (
     Cover,
     HypothesisClass,
@@ -128,11 +126,11 @@ class PartitionLabelings(HypothesisClass):
         partitioner = self.partitioner
         if isinstance(partitioner, str):
             if partitioner == "quantile":
-                return QuantileGrid(X, _check_count(self.n_bins, "n_bins", 1))
+                return QuantileGrid(X, check_integer(self.n_bins, "n_bins", 1))
             if partitioner == "kdtree":
-                return MedianSplits(X, _check_count(self.depth, "depth", 0))
+                return MedianSplits(X, check_integer(self.depth, "depth", 0))
             if partitioner == "kmeans":
-                n_clusters = _check_count(self.n_clusters, "n_clusters", 1)
+                n_clusters = check_integer(self.n_clusters, "n_clusters", 1)
                 n_distinct = np.unique(X, axis=0).shape[0]
                 seed = check_rng(self.random_state).integers(2**31 - 1)
                 km = KMeans(
@@ -174,14 +172,6 @@ class PartitionLabelings(HypothesisClass):
             unseen = int(encode_labels(np.asarray([self.unseen]), classes, "unseen")[0])
         partition = self._fit_partition(X_public)
         return PartitionCover(partition, X_public, classes, unseen)
-
-
-def _check_count(value, name, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
-    return int(value)
 
 
 class PartitionCover(Cover):

@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from ..utils._validation import check_positive_real, check_real_array
+from ..utils._validation import check_integer, check_positive_real, check_real_array
 
 __all__ = [
     "check_log_base_measure",
@@ -146,15 +146,7 @@ def check_values(value, name="value"):
 
 def check_n_categories(n_categories, name="n_categories"):
     """Return ``n_categories`` as a Python int ``>= 2``."""
-    if isinstance(n_categories, (bool, np.bool_)) or not isinstance(
-        n_categories, numbers.Integral
-    ):
-        raise TypeError(
-            f"{name} must be an integer, got {type(n_categories).__name__}."
-        )
-    if n_categories < 2:
-        raise ValueError(f"{name} must be >= 2, got {n_categories}.")
-    return int(n_categories)
+    return check_integer(n_categories, name, 2)
 
 
 def check_size(size, name="size"):

@@ -34,7 +34,12 @@ from scipy.special import logsumexp
 
 from ..accounting import PrivacyCost, compose_advanced
 from ..mechanisms import LaplaceMechanism, exponential_mechanism, permute_and_flip
-from ..utils._validation import check_delta, check_epsilon, check_probability
+from ..utils._validation import (
+    check_delta,
+    check_epsilon,
+    check_integer,
+    check_probability,
+)
 
 __all__ = [
     "approx_dp_to_zcdp",
@@ -58,15 +63,6 @@ SELECTION_SHARE = 0.5
 # Every this many updates the synthetic answers are recomputed from the weights,
 # so incremental updates do not accumulate rounding.
 _REFRESH_EVERY = 64
-
-
-def _check_count(value, name):
-    """An integer ``>= 1`` (not a bool), as int."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer.")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}.")
-    return int(value)
 
 
 def zcdp_to_approx_dp(rho, delta):
@@ -171,7 +167,7 @@ def sparse_vector_pmw_parameters(epsilon, delta, n_updates):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    k = _check_count(n_updates, "n_updates")
+    k = check_integer(n_updates, "n_updates", 1)
     if delta == 0:
         eps0 = epsilon / k
         while k * eps0 > epsilon:
@@ -322,7 +318,7 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
-    n_rounds = _check_count(n_rounds, "n_rounds")
+    n_rounds = check_integer(n_rounds, "n_rounds", 1)
     if selection not in ("exponential", "permute_and_flip"):
         raise ValueError(f"Unknown selection {selection!r}.")
     if measurement not in ("gaussian", "laplace"):

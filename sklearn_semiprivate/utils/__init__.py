@@ -6,6 +6,7 @@ from ._rng import check_rng, spawn_rngs
 from ._validation import (
     check_delta,
     check_epsilon,
+    check_integer,
     check_positive_real,
     check_probability,
     check_real_array,
@@ -14,6 +15,7 @@ from ._validation import (
 __all__ = [
     "check_delta",
     "check_epsilon",
+    "check_integer",
     "check_positive_real",
     "check_probability",
     "check_real_array",

@@ -14,6 +14,7 @@ import numpy as np
 __all__ = [
     "check_delta",
     "check_epsilon",
+    "check_integer",
     "check_positive_real",
     "check_probability",
     "check_real_array",
@@ -28,6 +29,45 @@ def _check_real(value, name):
     if np.isnan(value):
         raise ValueError(f"{name} must be a number, got nan.")
     return value
+
+
+def check_integer(value, name, minimum):
+    """Return ``value`` as a Python int after checking it is an integer ``>= minimum``.
+
+    Any integral type is accepted (``int``, ``np.int64``); ``bool`` is refused.
+
+    Parameters
+    ----------
+    value : object
+        Value to check.
+    name : str
+        Parameter name, used in error messages.
+    minimum : int
+        Smallest allowed value.
+
+    Returns
+    -------
+    value : int
+
+    Raises
+    ------
+    TypeError
+        If ``value`` is not an integer.
+    ValueError
+        If ``value < minimum``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.utils import check_integer
+    >>> check_integer(np.int64(3), "n_rounds", 1)
+    3
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
+    return int(value)
 
 
 def check_positive_real(value, name, *, allow_inf=False):
