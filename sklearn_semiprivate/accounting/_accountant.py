@@ -133,9 +133,9 @@ class PrivacyAccountant:
 
     def _would_exceed(self, cost):
         spent = compose_basic(self._history)
-        return spent.epsilon + cost.epsilon > self.epsilon * (
-            1 + _REL_TOL
-        ) or spent.delta + cost.delta > self.delta * (1 + _REL_TOL)
+        slack = 1 + _REL_TOL
+        over_epsilon = spent.epsilon + cost.epsilon > self.epsilon * slack
+        return over_epsilon or spent.delta + cost.delta > self.delta * slack
 
     def check(self, epsilon, delta=0.0):
         """Raise :class:`PrivacyBudgetError` if the spend would exceed the budget.
