@@ -20,7 +20,7 @@ from scipy.special import expit
 
 from ..utils._rng import check_rng
 from ..utils._validation import check_delta, check_epsilon
-from ._additive import analytic_gaussian_sigma
+from ._additive import GaussianMechanism
 from ._base import Mechanism
 from ._randomized_response import RandomizedResponse, _check_nonempty
 from ._validation import check_values
@@ -127,8 +127,8 @@ class LossRandomizedResponse(Mechanism):
         losses = _check_losses(losses)
         rng = check_rng(random_state)
         bits = (rng.random(losses.shape) < losses).astype(np.int64)
-        flip = rng.random(losses.shape) < expit(-self.epsilon)
-        return bits ^ flip
+        # then plain randomized response of the bit, at the same epsilon
+        return RandomizedResponse(self.epsilon).sample(bits, random_state=rng)
 
     def estimate_mean(self, responses):
         """Unbiased estimate of the mean loss (binary de-biasing of the responses).
@@ -192,7 +192,9 @@ class GaussianLossRandomizedResponse(Mechanism):
     def __init__(self, epsilon, delta):
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta, allow_zero=False)
-        self.sigma = analytic_gaussian_sigma(self.epsilon, self.delta, 1.0)
+        # a loss in [0, 1]: the Gaussian mechanism of sensitivity 1
+        self._gaussian = GaussianMechanism(self.epsilon, self.delta, sensitivity=1.0)
+        self.sigma = self._gaussian.sigma
 
     def sample(self, losses, *, random_state=None):
         """Add ``N(0, sigma²)`` to each loss.
@@ -217,8 +219,7 @@ class GaussianLossRandomizedResponse(Mechanism):
         [0.682]
         """
         losses = _check_losses(losses)
-        rng = check_rng(random_state)
-        return losses + rng.normal(scale=self.sigma, size=losses.shape)
+        return np.asarray(self._gaussian.sample(losses, random_state=random_state))
 
     def estimate_mean(self, responses):
         """Unbiased estimate of the mean loss: the mean of the responses.

@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 from scipy.integrate import quad
+from scipy.special import logsumexp
 
 from ..utils._rng import check_rng
 from ..utils._validation import check_epsilon
@@ -89,10 +90,7 @@ def _permute_and_flip_log_proba(scaled):
     for start in range(0, k, log_terms_rows):
         qb = q[start : start + log_terms_rows]
         inner = total[None, :] - np.log1p(-np.outer(qb, t)) + log_w[None, :]
-        m = inner.max(axis=1, keepdims=True)
-        out[start : start + log_terms_rows] = m[:, 0] + np.log(
-            np.exp(inner - m).sum(axis=1)
-        )
+        out[start : start + log_terms_rows] = logsumexp(inner, axis=1)
     return scaled + out
 
 
