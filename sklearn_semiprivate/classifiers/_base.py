@@ -50,9 +50,7 @@ class PreparedData:
         self.classes = classes
 
 
-def prepare_fit_data(
-    estimator, X, y, X_public, y_public, *, classes, n_public, rng, require_public=False
-):
+def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, rng):
     """Validate a semi-private classifier's fit inputs, before any private release.
 
     Sets ``n_features_in_`` (and ``feature_names_in_``) on ``estimator``. Reads the
@@ -75,10 +73,8 @@ def prepare_fit_data(
         Declared label set (public).
     n_public : None, int or float
         How much of the public set to keep (see ``subsample_public``).
-    rng : numpy.random.Generator
-        Stream for the public subsample only.
-    require_public : bool, default=False
-        Whether public data is mandatory.
+    rng : numpy.random.Generator or None
+        Stream for the public subsample only (unused without public data).
 
     Returns
     -------
@@ -94,7 +90,6 @@ def prepare_fit_data(
         n_private=X.shape[0],
         feature_names=getattr(estimator, "feature_names_in_", None),
         classes=declared,
-        required=require_public,
     )
     # The label set comes from the *whole* public set, before subsampling, so
     # that it never depends on which public rows a small n_public keeps.

@@ -47,7 +47,7 @@ __all__ = ["GenericLearnerClassifier"]
 MAX_DOMAIN_SIZE = 1 << 16
 
 # Hypothesis classes whose C⊕ the stump-XOR workload spans (see _StumpXorQueries).
-_ONE_FEATURE_CLASSES = {"thresholds": Thresholds, "intervals": Intervals}
+_ONE_FEATURE_CLASSES = frozenset({"thresholds", "intervals"})
 
 
 def _discretise(X, bounds, n_bins):
@@ -316,7 +316,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         )
         # Format checks only (finite values, label set); they release nothing.
         data = prepare_fit_data(
-            self, X, y, None, None, classes=self.classes, n_public=None, rng=rng_grid
+            self, X, y, None, None, classes=self.classes, n_public=None, rng=None
         )
         n_features = data.X.shape[1]
         self._check_hypothesis_class(n_features)

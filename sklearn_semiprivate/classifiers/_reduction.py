@@ -16,10 +16,9 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
-from .._public import PublicData, resolve_classes
+from .._public import PublicData
 from ..utils._rng import spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -27,7 +26,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._base import check_private_labels
+from ._base import prepare_fit_data
 
 __all__ = ["PublicDataReduction", "priv_samp", "pub_samp"]
 
@@ -230,9 +229,10 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         -------
         self : object
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        classes = check_private_labels(y, resolve_classes(self.classes, None, y))
+        data = prepare_fit_data(
+            self, X, y, None, None, classes=self.classes, n_public=None, rng=None
+        )
+        X, y, classes = data.X, data.y, data.classes
         sampler = self.dummy_sampler or _standard_normal_sampler
         rng_coins, rng_priv, rng_pub, rng_fit = spawn_rngs(self.random_state, 4)
         n_real = X.shape[0]
