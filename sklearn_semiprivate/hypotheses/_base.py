@@ -178,6 +178,19 @@ def encode_labels(y, classes, name="y", *, private=False):
     return codes.astype(np.intp, copy=False)
 
 
+# Fixed public seed of the random 64-bit keys that hash public labelings. Public
+# and data-independent: the hashes only select which candidates are compared
+# exactly, so a collision never merges different labelings.
+_HASH_SEED = 0x5EED5
+
+
+def _hash_keys(n):
+    """``n`` random 64-bit keys from the fixed public seed (one per public point)."""
+    return np.random.default_rng(_HASH_SEED).integers(
+        np.iinfo(np.uint64).max, size=n, dtype=np.uint64, endpoint=True
+    )
+
+
 def _gumbel_max(log_weights, rng):
     """One exponential-mechanism draw per row: index along the last axis.
 

@@ -44,7 +44,7 @@ such inputs a labeling that some exact halfplane realizes may be missing.
 
 import numpy as np
 
-from ._base import Cover, HypothesisClass, check_classes, check_points
+from ._base import Cover, HypothesisClass, _hash_keys, check_classes, check_points
 
 __all__ = ["HalfplaneCover", "Halfplanes"]
 
@@ -67,8 +67,6 @@ _WINDOW = 1e-9
 _TINY = 2.0**-1000
 # Largest boolean (member x row) block the direct predicate evaluates at once.
 _DIRECT_BLOCK = 2**20
-# Fixed public seed of the random 64-bit keys hashing public labelings.
-_HASH_SEED = 0
 
 
 def _concat_ranges(starts, stops):
@@ -180,13 +178,6 @@ def _pivot_members(P, i):
         )
     )
     return np.sort(np.mod(phi, _TWO_PI)), ang, D
-
-
-def _labeling_keys(m):
-    """Random 64-bit keys, one per distinct public point, from a fixed seed."""
-    return np.random.default_rng(_HASH_SEED).integers(
-        0, 2**64 - 1, size=m, dtype=np.uint64, endpoint=True
-    )
 
 
 def _arc_hashes(lo, normal, ang, D, keys):
@@ -349,7 +340,7 @@ class HalfplaneCover(Cover):
         points = np.unique(X_public + 0.0, axis=0)
         self.points_ = points
         m = points.shape[0]
-        keys = _labeling_keys(m)
+        keys = _hash_keys(m)
         los, hashes = [np.empty(0)], [np.array([0, keys.sum()], dtype=np.uint64)]
         counts = np.zeros(m, dtype=np.intp)
         for i in range(m if m > 1 else 0):

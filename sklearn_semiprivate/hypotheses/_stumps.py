@@ -17,14 +17,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._base import Cover, HypothesisClass, check_classes, check_points
+from ._base import Cover, HypothesisClass, _hash_keys, check_classes, check_points
 from ._counting import ClassCounts
 
 __all__ = ["DecisionStumps", "StumpCover"]
-
-# Seed of the row weights of the partition hash. Public and data-independent: the
-# hash only prunes which candidates are compared exactly (see _dedup_partitions).
-_HASH_SEED = 0x5EED5
 
 
 def _midpoints(values):
@@ -49,14 +45,6 @@ def _label_pairs(n_classes):
     return np.nonzero(~np.eye(n_classes, dtype=bool))
 
 
-def _row_hash_weights(n_rows):
-    """Random 64-bit weights of the distinct public rows (public, fixed seed)."""
-    rng = np.random.default_rng(_HASH_SEED)
-    return rng.integers(
-        np.iinfo(np.uint64).max, size=n_rows, dtype=np.uint64, endpoint=True
-    )
-
-
 def _dedup_partitions(ranks, orders, n_values):
     """Keep one (feature, cut) per distinct split of the distinct public rows.
 
@@ -74,7 +62,7 @@ def _dedup_partitions(ranks, orders, n_values):
     feature and 1-based cut.
     """
     n_rows = ranks.shape[1]
-    weights = _row_hash_weights(n_rows)
+    weights = _hash_keys(n_rows)
     total = weights.sum(dtype=np.uint64)
     feats, cuts, sizes, hashes = [], [], [], []
     for j, m_j in enumerate(n_values):

@@ -19,8 +19,8 @@ every row among the thresholds once, prefix-sum a weighted histogram. No
 import numpy as np
 
 from ..hypotheses import DecisionStumps, Thresholds
+from ..hypotheses._base import _hash_keys
 from ..hypotheses._counting import locate
-from ..hypotheses._stumps import _row_hash_weights
 from ..utils._validation import check_real_array
 from ._base import (
     MAX_REPRESENTATIVES,
@@ -109,7 +109,7 @@ class _AxisSplits:
     def __init__(self, X):
         self.X = X
         self.n = X.shape[0]
-        self.weights = _row_hash_weights(self.n)
+        self.weights = _hash_keys(self.n)
         self.total = self.weights.sum(dtype=np.uint64)
         self._features = {}
 

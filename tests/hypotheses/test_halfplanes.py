@@ -250,7 +250,7 @@ def test_exact_deduplication_when_all_hashes_collide(monkeypatch):
     X_public = np.random.default_rng(5).integers(0, 4, size=(9, 2)).astype(float)
     expected = set(cover_labelings(Halfplanes().cover(X_public)))
     monkeypatch.setattr(
-        _halfplanes, "_labeling_keys", lambda m: np.zeros(m, dtype=np.uint64)
+        _halfplanes, "_hash_keys", lambda m: np.zeros(m, dtype=np.uint64)
     )
     cover = Halfplanes().cover(X_public)
     labelings = cover_labelings(cover)

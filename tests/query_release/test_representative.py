@@ -211,7 +211,7 @@ def test_stump_projection_is_exact_under_hash_collisions(monkeypatch):
     # Every labeling hashes to 0: every member is a candidate, and only the
     # exact comparison decides.
     monkeypatch.setattr(
-        _workloads, "_row_hash_weights", lambda n: np.zeros(n, dtype=np.uint64)
+        _workloads, "_hash_keys", lambda n: np.zeros(n, dtype=np.uint64)
     )
     for cover, queries, distinct in _stump_projection_cases(1):
         np.testing.assert_array_equal(
