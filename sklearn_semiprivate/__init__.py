@@ -15,6 +15,7 @@ from .classifiers import (
 )
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
 from .query_release import PublicAssistedQueryRelease
+from .utils._rng import reproducible_noise
 
 __version__ = "0.1.0.dev0"
 
@@ -30,4 +31,5 @@ __all__ = [
     "PublicDataWarning",
     "SemiPrivateClassifier",
     "__version__",
+    "reproducible_noise",
 ]

@@ -82,14 +82,13 @@ def check_public_data(
     y_public=None,
     *,
     n_features,
-    n_private=None,
     feature_names=None,
     classes=None,
     required=False,
 ):
     """Validate public data against the private data's shape and label set.
 
-    Reads nothing private but ``n_private`` and ``n_features``, which are part
+    Reads nothing private but ``n_features``, which is part
     of the (public) input format. Every estimator calls it before it uses any
     private row, so bad public data fails fast and spends nothing.
 
@@ -102,9 +101,6 @@ def check_public_data(
         ``X_public`` is a :class:`PublicData` (give the labels to it instead).
     n_features : int
         Number of features of the private ``X``.
-    n_private : int, default=None
-        Number of private rows; a raw-array ``X_public`` of exactly this length
-        triggers :class:`~sklearn_semiprivate.exceptions.PublicDataWarning`.
     feature_names : ndarray of str, default=None
         Feature names of the private ``X``, if it had any; public column names,
         if any, must match them.
@@ -159,14 +155,6 @@ def check_public_data(
             )
         return None, None
 
-    if raw and n_private is not None and np.ndim(Xp) >= 1 and len(Xp) == n_private:
-        warnings.warn(
-            f"X_public is a raw array with as many rows ({n_private}) as the private "
-            "X; scikit-learn's cross-validation and search tools slice such arrays "
-            "per fold. Wrap it as X_public=PublicData(X_pub) to keep it whole.",
-            PublicDataWarning,
-            stacklevel=3,
-        )
     public_names = _feature_names(Xp)
     if (
         public_names is not None
@@ -211,6 +199,17 @@ def check_public_data(
                     f"y_public contains labels {unknown.tolist()} that are not in "
                     f"classes={np.asarray(classes).tolist()}."
                 )
+    if raw:
+        # Whatever its length: a warning that fired only when the public set is
+        # as long as the private X would depend on the private row count.
+        warnings.warn(
+            "X_public is a raw array; scikit-learn's cross-validation and search "
+            "tools slice an array as long as X per fold, together with X. Wrap it "
+            "as X_public=PublicData(X_pub) to keep it whole (and silence this "
+            "warning).",
+            PublicDataWarning,
+            stacklevel=3,
+        )
     return Xp, yp
 
 

@@ -8,7 +8,10 @@ __all__ = ["PrivacyBudgetError", "PrivacyLeakWarning", "PublicDataWarning"]
 class PrivacyBudgetError(ValueError):
     """Raised when a release would exceed a privacy budget.
 
-    It is raised *before* any private data is read, so nothing is spent.
+    Estimators reserve their whole cost atomically before their first private
+    read, so a refused fit has read nothing and spent nothing. It is also
+    raised by a detached copy of an in-memory ledger (unpickled in another
+    process), which fails closed rather than lose the spends.
 
     Examples
     --------
@@ -45,10 +48,12 @@ class PrivacyLeakWarning(UserWarning):
 class PublicDataWarning(UserWarning):
     """Warns about public data passed in a way that is likely a mistake.
 
-    For example a raw array ``X_public`` exactly as long as the private ``X``:
-    scikit-learn's cross-validation slices such arrays per fold, so the public set
-    seen by each fit would silently shrink. Wrap it in
-    :class:`~sklearn_semiprivate.PublicData` instead.
+    For example a raw array ``X_public``: scikit-learn's cross-validation slices
+    an array as long as the private ``X`` per fold, so the public set seen by
+    each fit would silently shrink. It is raised for every raw array, whatever
+    its length (a warning that fired only at the private row count would
+    depend on private data). Wrap it in :class:`~sklearn_semiprivate.PublicData`
+    instead.
 
     Examples
     --------

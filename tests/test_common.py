@@ -3,6 +3,15 @@
 Without public data and without ``bounds``/``classes`` the estimators must read
 the domain bounds and the label set from the private data; they say so with a
 ``PrivacyLeakWarning``, which is expected here and silenced.
+
+The checks run inside ``reproducible_noise()``, the documented opt-in that
+derives privacy noise from ``random_state`` (and warns: not private). Several
+checks compare two fits of the same data and need identical refits: with the
+fresh noise of a real fit, ``check_fit_idempotent``,
+``check_classifier_data_not_an_array`` and ``check_supervised_y_2d`` compare
+two independent private releases, and ``check_classifiers_train`` scores one
+noisy release of a tiny data set. Outside the opt-in they fail, as they should
+(tests/classifiers/test_noise_policy.py shows the noise is fresh).
 """
 
 import pytest
@@ -13,6 +22,7 @@ from sklearn_semiprivate import (
     GenericLearnerClassifier,
     PublicDataReduction,
     SemiPrivateClassifier,
+    reproducible_noise,
 )
 
 ESTIMATORS = [
@@ -37,6 +47,15 @@ def expected_failed_checks(estimator):
                 "100 n_public alpha, far from scikit-learn's 0.83 on tiny data."
             ),
         }
+    if getattr(estimator, "final_estimator", None) is not None:
+        return {
+            "check_classifiers_train": (
+                "One noisy release on 300 rows without public data: a "
+                "LogisticRegression relabeled on the 64-point grid scores 0.62-0.91 "
+                "across noise draws (4 of seeds 0-14 at or below the check's 0.83); "
+                "the check runs with one seed."
+            ),
+        }
     if estimator.hypothesis_class == "stumps":
         return {
             "check_classifiers_train": (
@@ -50,4 +69,5 @@ def expected_failed_checks(estimator):
 @pytest.mark.filterwarnings("ignore::sklearn_semiprivate.PrivacyLeakWarning")
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
-    check(estimator)
+    with reproducible_noise():
+        check(estimator)

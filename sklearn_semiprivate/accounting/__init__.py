@@ -1,8 +1,12 @@
-"""Privacy accounting: costs, composition theorems and a budget ledger."""
+"""Privacy accounting: costs, composition theorems and a budget ledger.
+
+The ledger (:class:`PrivacyAccountant`) lives in memory or in an SQLite file shared
+across processes and sessions; its history is a list of :class:`PrivacyCharge`.
+"""
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from ._accountant import PrivacyAccountant
+from ._accountant import PrivacyAccountant, PrivacyCharge
 from ._composition import (
     PrivacyCost,
     amplify_by_subsampling,
@@ -13,6 +17,7 @@ from ._composition import (
 
 __all__ = [
     "PrivacyAccountant",
+    "PrivacyCharge",
     "PrivacyCost",
     "amplify_by_subsampling",
     "compose_advanced",

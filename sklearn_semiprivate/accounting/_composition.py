@@ -27,6 +27,8 @@ class PrivacyCost(NamedTuple):
     """The ``(epsilon, delta)`` cost of a release.
 
     A named tuple, so ``eps, delta = cost`` works and two costs compare exactly.
+    Its ``repr`` rounds each value to 12 significant digits, so float rounding of
+    sums does not show; the values themselves are not rounded.
 
     Parameters
     ----------
@@ -40,10 +42,35 @@ class PrivacyCost(NamedTuple):
     >>> from sklearn_semiprivate.accounting import PrivacyCost
     >>> PrivacyCost(1.0)
     PrivacyCost(epsilon=1.0, delta=0.0)
+
+    The display rounds to 12 significant digits; the values are exact:
+
+    >>> cost = PrivacyCost(0.9999999999999492)
+    >>> cost
+    PrivacyCost(epsilon=1.0, delta=0.0)
+    >>> cost.epsilon == 1.0
+    False
     """
 
     epsilon: float
     delta: float = 0.0
+
+    def __repr__(self):
+        return (
+            f"PrivacyCost(epsilon={_format_float(self.epsilon)}, "
+            f"delta={_format_float(self.delta)})"
+        )
+
+
+def _format_float(value):
+    """``value`` rounded to 12 significant digits, as valid Python source."""
+    try:
+        rounded = float(f"{value:.12g}")
+    except (TypeError, ValueError):
+        return repr(value)
+    if math.isinf(rounded) or math.isnan(rounded):
+        return f"float('{rounded}')"
+    return repr(rounded)
 
 
 def _as_cost(cost):

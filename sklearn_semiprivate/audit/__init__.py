@@ -2,11 +2,14 @@
 
 Reusable checks that a mechanism keeps its stated privacy cost: exact
 enumeration of neighbours for mechanisms with computable output distributions,
-and Clopper–Pearson lower confidence bounds on ε from samples for the others.
+and Clopper–Pearson lower confidence bounds on ε from samples for the others;
+:func:`audit_epsilon` gives the same bound for a whole fit, ``cross_validate``
+or search.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from ._estimator import audit_epsilon
 from ._exact import (
     ExactPrivacyLoss,
     max_privacy_loss_over_pairs,
@@ -31,6 +34,7 @@ __all__ = [
     "ExactPrivacyLoss",
     "MembershipRates",
     "TracingAttack",
+    "audit_epsilon",
     "clopper_pearson",
     "epsilon_lower_bound",
     "epsilon_lower_bound_search",

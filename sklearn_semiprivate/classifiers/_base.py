@@ -87,7 +87,6 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
         X_public,
         y_public,
         n_features=X.shape[1],
-        n_private=X.shape[0],
         feature_names=getattr(estimator, "feature_names_in_", None),
         classes=declared,
     )
@@ -133,10 +132,11 @@ def check_private_labels(y, classes):
             "A classifier needs at least two classes, got one class: the label set "
             f"is {classes.tolist()}. Pass classes=... listing every possible label."
         )
-    n_unknown = int(np.count_nonzero(~np.isin(y, classes)))
-    if n_unknown:
+    if not np.all(np.isin(y, classes)):
+        # "Some", not a count: the message must not depend on private data more
+        # than the fact of the error does.
         raise ValueError(
-            f"y has {n_unknown} label(s) that are not among the classes "
+            "y has some labels that are not among the classes "
             f"{classes.tolist()} (taken from classes= or the public labels)."
         )
     return classes

@@ -27,10 +27,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost, compose_parallel
+from ..accounting._reservation import reserve_budget
 from ..hypotheses import DecisionStumps, Intervals, Thresholds
 from ..query_release import PublicAssistedQueryRelease
 from ..query_release._xor import _grid_codes, _StumpXorQueries
-from ..utils._rng import spawn_rngs
+from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -125,13 +126,15 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         Every possible label. If None, read from the private ``y`` with a
         :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
     accountant : PrivacyAccountant, default=None
-        Ledger checked before any private read (against ``(epsilon, delta)``,
-        the most a fit can cost) and charged ``privacy_spent_`` per fit. Shared,
-        not copied, by :func:`~sklearn.base.clone`.
+        Ledger charged ``privacy_spent_`` per fit, atomically, before the first
+        private read; the charge stays if the fit fails afterwards. Shared, not
+        copied, by :func:`~sklearn.base.clone`.
     random_state : int, RandomState instance or None, default=None
-        Seeds the grid, the sanitizer, the synthetic draw and the exponential
-        mechanism, each from its own independent stream. None draws fresh
-        entropy.
+        Seeds the public-side randomness only: the grid, the sanitizer's
+        ``random_state`` and the draw of the sanitized database from the
+        release (post-processing), each from its own stream. The noise of the
+        sanitizer and of the exponential mechanism is fresh OS entropy on every
+        fit, never derived from it.
 
     Attributes
     ----------
@@ -211,7 +214,9 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
     ``privacy_spent_``; pass an ``accountant`` to record it. ``X_unlabeled`` of
     the same length as ``X`` is sliced per fold by scikit-learn's
     cross-validation like ``X``, which is harmless for private rows (every fold
-    is a separate, accounted fit).
+    is a separate, accounted fit). A score computed on private rows (a
+    validation fold) is an exact statistic of them, released outside the
+    guarantee.
 
     References
     ----------
@@ -307,13 +312,10 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             Fitted estimator.
         """
         has_unlabeled = X_unlabeled is not None
-        if self.accountant is not None:
-            # The most this fit can spend, checked before any private read;
-            # nothing is charged on refusal.
-            self.accountant.check(self.epsilon, self.delta if has_unlabeled else 0.0)
-        rng_grid, rng_sanitizer, rng_sample, rng_mechanism = spawn_rngs(
-            self.random_state, 4
-        )
+        # Public-side streams only (the grid, the sanitizer's public seed, the
+        # draw of the sanitized database from the release); the noise of both
+        # mechanisms is fresh (noise_rng).
+        rng_grid, rng_sanitizer, rng_sample = spawn_rngs(self.random_state, 3)
         # Format checks only (finite values, label set); they release nothing.
         data = prepare_fit_data(
             self, X, y, None, None, classes=self.classes, n_public=None, rng=None
@@ -323,21 +325,31 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         X_unl = (
             self._check_unlabeled(X_unlabeled, n_features) if has_unlabeled else None
         )
+        costs = [PrivacyCost(float(self.epsilon), 0.0)]
+        if has_unlabeled:
+            costs.append(PrivacyCost(float(self.epsilon), float(self.delta)))
+        # Parallel composition: the two mechanisms read disjoint parts. The
+        # total is reserved before either reads a private row (or the bounds
+        # are read off them), and stays charged if the fit fails afterwards.
+        cost = compose_parallel(costs)
+        reserve_budget(self.accountant, cost, self)
         bounds = self._resolve_bounds(data.X, X_unl)
         selector = self._selector(bounds)
         points, sanitizer = self._cover_points(
-            data, X_unl, bounds, selector, rng_grid, rng_sanitizer, rng_sample
+            data,
+            X_unl,
+            bounds,
+            selector,
+            rng_grid,
+            public_seed(rng_sanitizer),
+            rng_sample,
         )
         cover = selector._build_cover(points, data.classes)
         # Alg. 1 step 5: the only read of the labeled rows (sensitivity 1).
-        member = selector._select_member(cover, data, rng_mechanism)
-        costs = [PrivacyCost(float(self.epsilon), 0.0)]
-        if sanitizer is not None:
-            costs.append(sanitizer.privacy_spent_)
-        # Parallel composition: the two mechanisms read disjoint parts.
-        self.privacy_spent_ = compose_parallel(costs)
-        if self.accountant is not None:
-            self.accountant.spend(*self.privacy_spent_)
+        member = selector._select_member(cover, data, noise_rng(self.random_state))
+        # The sanitizer spends at most its (epsilon, delta) (its zCDP split
+        # rounds down), so the reserved total is the guarantee reported.
+        self.privacy_spent_ = cost
 
         self.classes_ = data.classes
         self.bounds_ = bounds
@@ -428,8 +440,12 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             bounds=bounds,
         )
 
-    def _sanitizer(self, rng):
-        """Alg. 1 step 2's sanitizer, unfitted: MWEM over the whole grid."""
+    def _sanitizer(self, seed):
+        """Alg. 1 step 2's sanitizer, unfitted: MWEM over the whole grid.
+
+        ``seed`` is a public-side int: the sanitizer is published as
+        ``sanitizer_``, and its own noise is fresh, never derived from it.
+        """
         return PublicAssistedQueryRelease(
             _StumpXorQueries(self.n_bins),
             epsilon=self.epsilon,
@@ -437,11 +453,11 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             support="public",
             n_iterations=self.n_rounds,
             measurement="gaussian" if self.delta > 0 else "laplace",
-            random_state=rng,
+            random_state=seed,
         )
 
     def _cover_points(
-        self, data, X_unl, bounds, selector, rng_grid, rng_sanitizer, rng_sample
+        self, data, X_unl, bounds, selector, rng_grid, sanitizer_seed, rng_sample
     ):
         """Points the cover is built on, and the fitted sanitizer (or None)."""
         if X_unl is None:
@@ -452,7 +468,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         # Alg. 1 step 2: the only read of the unlabeled rows. The grid is the
         # sanitizer's data-independent support (its "public" points); every
         # answer of the private codes has sensitivity 1 / n_unlabeled.
-        sanitizer = self._sanitizer(rng_sanitizer).fit(
+        sanitizer = self._sanitizer(sanitizer_seed).fit(
             _discretise(X_unl, bounds, self.n_bins), X_public=PublicData(grid)
         )
         # Post-processing: the sanitized database D~ drawn from the release.

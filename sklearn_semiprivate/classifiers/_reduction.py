@@ -19,7 +19,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData
-from ..utils._rng import spawn_rngs
+from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -149,7 +149,11 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         None, read from the private ``y`` with a
         :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
     random_state : int, RandomState instance or None, default=None
-        Seeds the coins, the dummies and the wrapped learner.
+        Seeds the public-side randomness only: PubSamp's dummies, and the
+        wrapped learner's ``random_state`` when it has none (which, for a
+        learner of this package, seeds its public side only). PrivSamp's coins
+        and dummies, which hide where the real rows sit, are fresh OS entropy
+        on every fit.
 
     Attributes
     ----------
@@ -234,12 +238,16 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         )
         X, y, classes = data.X, data.y, data.classes
         sampler = self.dummy_sampler or _standard_normal_sampler
-        rng_coins, rng_priv, rng_pub, rng_fit = spawn_rngs(self.random_state, 4)
+        # PrivSamp's coins and dummies decide where the real rows sit in the
+        # learner's private sample: privacy noise, fresh on every fit. PubSamp's
+        # dummies and the learner's seed are public-side.
+        rng_coins = noise_rng(self.random_state)
+        rng_pub, rng_fit = spawn_rngs(self.random_state, 2)
         n_real = X.shape[0]
         p = 1.0 / (100 * self.n_public)  # Alg. 2 step 2
         n_private = 10 * self.n_public * n_real  # so n~ = ceil(n_private / (10 n_pub))
         length, positions = priv_samp(n_real, n_private, p, rng_coins)
-        X_priv, y_priv = pub_samp(length, X.shape[1], classes, sampler, rng_priv)
+        X_priv, y_priv = pub_samp(length, X.shape[1], classes, sampler, rng_coins)
         used = positions.size
         # S~ is taken in a random order, so that the rows that make it in are a
         # uniform subset (the data may be sorted, e.g. by label).
@@ -250,8 +258,9 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
 
         est = clone(self.estimator)
         params = est.get_params()
-        if "random_state" in params:
-            est.set_params(random_state=int(rng_fit.integers(2**31 - 1)))
+        if params.get("random_state", 0) is None:
+            # A learner of this package seeds only its public side with it.
+            est.set_params(random_state=public_seed(rng_fit))
         if params.get("classes", classes) is None:
             # D0's label set is public; never let the learner read it from S_priv.
             est.set_params(classes=classes)

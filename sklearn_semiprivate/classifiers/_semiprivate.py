@@ -19,6 +19,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyAccountant, PrivacyCost
+from ..accounting._reservation import reserve_budget
 from ..hypotheses import (
     DecisionStumps,
     Halfplanes,
@@ -27,7 +28,7 @@ from ..hypotheses import (
     Thresholds,
 )
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip
-from ..utils._rng import spawn_rngs
+from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -118,11 +119,15 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         hypothesis and a clone of this estimator is fitted on them; ``predict``
         then goes through it. Post-processing: no extra privacy cost.
     accountant : PrivacyAccountant, default=None
-        Ledger checked before any private read and charged ``epsilon`` per fit.
-        It is shared, not copied, by :func:`~sklearn.base.clone`.
+        Ledger charged ``epsilon`` per fit, atomically, before the first private
+        read; the charge stays if the fit fails afterwards. It is shared, not
+        copied, by :func:`~sklearn.base.clone`.
     random_state : int, RandomState instance or None, default=None
-        Seeds the public subsample, the grid and the mechanism, each from its own
-        independent stream. None draws fresh entropy.
+        Seeds the public-side randomness only: the public subsample, the grid and
+        an unseeded ``final_estimator``, each from its own independent stream.
+        The selection's privacy noise never comes from it: it is fresh OS
+        entropy on every fit (see :func:`~sklearn_semiprivate.reproducible_noise`
+        for tests and docs).
 
     Attributes
     ----------
@@ -169,7 +174,14 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
     unchanged.
 
     Hyper-parameter search over private data spends budget: each fit costs
-    ``epsilon``; pass an ``accountant`` to record it.
+    ``epsilon``; pass an ``accountant`` to record it. A score computed on
+    private rows (a validation fold of ``cross_validate`` or ``GridSearchCV``)
+    is an exact statistic of them, released outside the guarantee; so is a
+    ``best_params_`` chosen from such scores.
+
+    **Noise and seeds.** The selection's noise is fresh OS entropy on every
+    fit; ``random_state`` seeds the public side only, so a known or shared
+    seed (every clone of a cross-validation) reveals nothing about it.
 
     References
     ----------
@@ -260,12 +272,8 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         self : object
             Fitted estimator.
         """
-        if self.accountant is not None:
-            # Checked before anything private is read; nothing spent on refusal.
-            self.accountant.check(self.epsilon)
-        rng_public, rng_grid, rng_mechanism, rng_final = spawn_rngs(
-            self.random_state, 4
-        )
+        # Public-side streams only; the selection's noise is fresh (noise_rng).
+        rng_public, rng_grid, rng_final = spawn_rngs(self.random_state, 3)
         data = prepare_fit_data(
             self,
             X,
@@ -276,14 +284,20 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
             n_public=self.n_public,
             rng=rng_public,
         )
-        points = self._cover_points(data, rng_grid)
-        cover = self._build_cover(points, data.classes)
-        member = self._select_member(cover, data, rng_mechanism)
-        # Charged at release, before any later step can fail: a failure that
-        # depends on the chosen member would itself reveal something.
-        self.privacy_spent_ = PrivacyCost(float(self.epsilon), 0.0)
-        if self.accountant is not None:
-            self.accountant.spend(*self.privacy_spent_)
+        # The cover from public points or bounds (public work only); without
+        # either, it waits for the bounds read off the private rows.
+        points = self._cover_points(data, rng_grid, allow_leak=False)
+        cover = None if points is None else self._build_cover(points, data.classes)
+        cost = PrivacyCost(float(self.epsilon), 0.0)
+        # Reserved atomically before the first private read, and kept whatever
+        # happens next: a refused fit has read nothing, a failed one stays
+        # charged.
+        reserve_budget(self.accountant, cost, self)
+        if cover is None:
+            points = self._cover_points(data, rng_grid, allow_leak=True)
+            cover = self._build_cover(points, data.classes)
+        member = self._select_member(cover, data, noise_rng(self.random_state))
+        self.privacy_spent_ = cost
 
         self.classes_ = data.classes
         self.cover_ = cover
@@ -293,12 +307,19 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         self.final_estimator_ = self._fit_final_estimator(points, rng_final)
         return self
 
-    def _cover_points(self, data, rng):
-        """Public points, or a data-independent grid when there are none."""
+    def _cover_points(self, data, rng, *, allow_leak=True):
+        """Public points, or a data-independent grid when there are none.
+
+        Without public data and ``bounds``, the grid's bounds are read off the
+        private rows (with a leak warning); with ``allow_leak=False`` this
+        returns None instead.
+        """
         if data.X_public is not None:
             return data.X_public
         if self.bounds is not None:
             bounds = check_bounds(self.bounds, data.X.shape[1])
+        elif not allow_leak:
+            return None
         else:
             bounds = infer_bounds_with_leak(data.X)
         n_grid = (
@@ -359,8 +380,8 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
     def _fit_final_estimator(self, points, rng):
         """Relabel public points with the chosen hypothesis: post-processing.
 
-        An unseeded final estimator is seeded from ``random_state``, so that the
-        whole fit is reproducible.
+        An unseeded final estimator is seeded from the public-side
+        ``random_state``, so that this step is reproducible.
         """
         if self.final_estimator is None:
             return None
@@ -369,7 +390,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
             return None
         estimator = clone(self.final_estimator)
         if estimator.get_params().get("random_state", 0) is None:
-            estimator.set_params(random_state=int(rng.integers(2**31 - 1)))
+            estimator.set_params(random_state=public_seed(rng))
         return estimator.fit(points, labels)
 
     def _labels(self, X):

@@ -43,14 +43,15 @@ class RepresentativeDomainTooLarge(ValueError):
     """The representative domain (Definition 2) of the cover is too large to hold."""
 
 
-def out_of_domain_error(name, n_bad, domain):
+def out_of_domain_error(name, domain):
     """The error for rows of ``name`` outside the declared domain.
 
-    Private rows are checked too, so the message says only how many rows are
-    out of the domain and what the domain is: never a value or a row index.
+    Private rows are checked too, so the message says only that some rows are
+    out of the domain and what the domain is: never a count, a value or a row
+    index.
     """
     return ValueError(
-        f"{name} has a value outside the declared domain in {n_bad} row(s) ({domain})."
+        f"{name} has a value outside the declared domain in some rows ({domain})."
     )
 
 

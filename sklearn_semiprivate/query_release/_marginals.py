@@ -200,7 +200,6 @@ class MarginalQueries(QueryWorkload):
             # No value or row index in the message: X may be private.
             raise out_of_domain_error(
                 name,
-                int(bad.sum()),
                 f"column j holds integer codes 0 .. n_categories[j] - 1, with "
                 f"n_categories = {cards.tolist()}",
             )
@@ -289,7 +288,6 @@ def _row_lookup(domain, X, name):
         # No value or row index in the message: X may be private.
         raise out_of_domain_error(
             name,
-            int(np.count_nonzero(out < 0)),
             f"every row must be one of the {n_d} rows of `domain`",
         )
     return out

@@ -19,7 +19,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._public import check_public_data
 from ..accounting import PrivacyAccountant
-from ..utils._rng import check_rng, spawn_rngs
+from ..accounting._reservation import reserve_budget
+from ..utils._rng import check_rng, noise_rng
 from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -90,9 +91,15 @@ class PublicAssistedQueryRelease(BaseEstimator):
     measurement : {"gaussian", "laplace"}, default="gaussian"
         Measurement step of ``support="public"``.
     accountant : PrivacyAccountant, default=None
-        Ledger checked before any private read and charged ``privacy_spent_``.
-    random_state : int, RandomState instance, Generator or None, default=None
-        Seeds every mechanism (independent streams). None draws fresh entropy.
+        Ledger charged ``privacy_spent_`` per fit, atomically, before the first
+        private read; the charge stays if the fit fails afterwards.
+    random_state : int, RandomState instance or None, default=None
+        Unused by the mechanisms: their noise is fresh OS entropy on every fit
+        and is never derived from it (see
+        :func:`~sklearn_semiprivate.reproducible_noise` for tests and docs). It
+        is accepted so that a release can be seeded like the package's other
+        estimators. Pass ``random_state`` to :meth:`sample` for reproducible
+        synthetic rows (post-processing).
 
     Attributes
     ----------
@@ -209,7 +216,7 @@ class PublicAssistedQueryRelease(BaseEstimator):
         "selection": [StrOptions({"exponential", "permute_and_flip"})],
         "measurement": [StrOptions({"gaussian", "laplace"})],
         "accountant": [PrivacyAccountant, None],
-        "random_state": ["random_state", np.random.Generator],
+        "random_state": ["random_state"],
     }
 
     def __init__(
@@ -290,13 +297,11 @@ class PublicAssistedQueryRelease(BaseEstimator):
         return self
 
     def _fit(self, X, X_public):
-        (rng,) = spawn_rngs(self.random_state, 1)
         X = validate_data(self, X, reset=True, dtype=np.float64)
         Xp, _ = check_public_data(
             X_public,
             None,
             n_features=X.shape[1],
-            n_private=X.shape[0],
             feature_names=getattr(self, "feature_names_in_", None),
             required=True,
         )
@@ -316,16 +321,15 @@ class PublicAssistedQueryRelease(BaseEstimator):
             plan = self._plan_public(query_set, distinct, counts, n)
         # Format check of the private rows (the message names no row, no value).
         X = workload._check_points(X, "X")
-        if self.accountant is not None:
-            # Checked before the first private read; nothing spent on refusal.
-            self.accountant.check(*plan["cost"])
+        # Reserved atomically before the first private read, and kept if the
+        # fit fails afterwards.
+        reserve_budget(self.accountant, plan["cost"], self)
+        # Every draw below is privacy noise: fresh, never from random_state.
+        rng = noise_rng(self.random_state)
         if self.support == "representative":
             self._fit_representative(plan, X, n, rng)
         else:
             self._fit_public(plan, query_set, X, n, rng)
-        # Charged once the mechanisms have run; what follows is post-processing.
-        if self.accountant is not None:
-            self.accountant.spend(*self.privacy_spent_)
         self.support_type_ = self.support
         self.answers_ = self._answer(query_set, plan.get("member"))
 

@@ -127,7 +127,6 @@ class _StumpXorQueries(QueryWorkload):
         if bad.any():
             raise out_of_domain_error(
                 name,
-                int(bad.sum()),
                 f"values must be integer grid codes in [0, {self.n_bins - 1}]",
             )
         return X

@@ -2,7 +2,7 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from ._rng import check_rng, spawn_rngs
+from ._rng import check_rng, noise_rng, reproducible_noise, spawn_rngs
 from ._validation import (
     check_delta,
     check_epsilon,
@@ -20,5 +20,7 @@ __all__ = [
     "check_probability",
     "check_real_array",
     "check_rng",
+    "noise_rng",
+    "reproducible_noise",
     "spawn_rngs",
 ]

@@ -25,6 +25,7 @@ from sklearn_semiprivate import (
     PrivacyLeakWarning,
     PublicData,
     SemiPrivateClassifier,
+    reproducible_noise,
 )
 from sklearn_semiprivate.accounting import compose_parallel
 from sklearn_semiprivate.audit import (
@@ -258,17 +259,18 @@ def test_accountant_charged_once_and_refuses_before_reading():
     clf = GenericLearnerClassifier(classes=[0, 1], accountant=acc, random_state=0)
     with pytest.warns(PrivacyLeakWarning):
         clf.fit(X, y, X_unlabeled=X_unl)
-    assert acc.history == [clf.privacy_spent_] == [PrivacyCost(1.0, 1e-6)]
+    assert [c.cost for c in acc.history] == [clf.privacy_spent_]
+    assert clf.privacy_spent_ == PrivacyCost(1.0, 1e-6)
     # Refused before the bounds are read: no PrivacyLeakWarning (it would raise).
     with pytest.raises(PrivacyBudgetError):
         clf.fit(X, y, X_unlabeled=X_unl)
     # The sanitizer's delta is checked too: an epsilon-only budget refuses it.
-    pure = PrivacyAccountant(epsilon=10.0)
+    pure = PrivacyAccountant(epsilon=10.0, delta=0.0)
     clf.set_params(accountant=pure, bounds=(-1, 1))
     with pytest.raises(PrivacyBudgetError):
         clf.fit(X, y, X_unlabeled=X_unl)
     clf.fit(X, y)  # no unlabeled rows: (epsilon, 0)
-    assert pure.history == [PrivacyCost(1.0, 0.0)]
+    assert [c.cost for c in pure.history] == [PrivacyCost(1.0, 0.0)]
     assert len(acc.history) == 1
 
 
@@ -362,9 +364,11 @@ def test_predict_proba_delegates_to_the_fitted_selector():
     np.testing.assert_array_equal(clf.predict(X), clf.cover_.predict(clf.member_, X))
 
 
-def test_sanitizer_gets_its_own_generator_stream():
+def test_sanitizer_is_seeded_with_a_public_int():
+    # It used to get the fit's Generator, published in sanitizer_: its seed_seq
+    # replayed every stream of the fit, the labeled rows' mechanism included.
     clf, _, _ = fit_default(random_state=3)
-    assert isinstance(clf.sanitizer_.random_state, np.random.Generator)
+    assert type(clf.sanitizer_.random_state) is int
 
 
 def test_unlabeled_format_errors_name_x_unlabeled():
@@ -377,9 +381,10 @@ def test_unlabeled_format_errors_name_x_unlabeled():
         clf.fit(X, y, X_unlabeled=X_unl[:, :1])
 
 
-def test_same_seed_same_fit():
-    a, _, _ = fit_default(random_state=3)
-    b, _, _ = fit_default(random_state=3)
+def test_same_seed_same_fit_under_reproducible_noise():
+    with reproducible_noise():
+        a, _, _ = fit_default(random_state=3)
+        b, _, _ = fit_default(random_state=3)
     np.testing.assert_array_equal(a.synthetic_, b.synthetic_)
     assert a.hypothesis_ == b.hypothesis_
 
@@ -429,6 +434,11 @@ PROBE = np.array([[x, z] for x in (0.25, 0.75, 1.25, 2.25, 3.25) for z in (0.5, 
 UNLABELED = np.array([[0.2, 0.3], [1.4, 2.6], [2.5, 1.5], [3.6, 0.2], [0.9, 3.1]])
 
 
+def _fixed_sanitizer():
+    """Public-side streams and the sanitizer's int seed of the conditioned fits."""
+    return np.random.default_rng(0), 1, np.random.default_rng(2)
+
+
 def _as_arrays(dataset):
     X = np.array([row[0] for row in dataset], dtype=float)
     y = np.array([row[1] for row in dataset])
@@ -443,8 +453,11 @@ def output_log_distribution(clf, dataset):
     )
     bounds = np.array([[0.0, 4.0], [0.0, 4.0]])
     selector = clf._selector(bounds)
-    rngs = [np.random.default_rng(s) for s in range(3)]
-    points, _ = clf._cover_points(data, UNLABELED, bounds, selector, *rngs)
+    # The sanitizer's coins fixed: an int seed under the reproducible opt-in.
+    with reproducible_noise():
+        points, _ = clf._cover_points(
+            data, UNLABELED, bounds, selector, *_fixed_sanitizer()
+        )
     cover = selector._build_cover(points, data.classes)
     log_p = selector._member_log_probabilities(cover, data)
     codes = cover.labelings(PROBE) @ (2 ** np.arange(len(PROBE)))
@@ -513,22 +526,19 @@ def test_fit_samples_the_audited_distribution():
 
     class FixedCoins(GenericLearnerClassifier):
         # The sanitizer's coins as in output_log_distribution; the mechanism's
-        # coins vary with random_state.
+        # coins are fresh on every fit.
         def _cover_points(self, data, X_unl, bounds, selector, *rngs):
-            fixed = [np.random.default_rng(s) for s in range(3)]
-            return super()._cover_points(data, X_unl, bounds, selector, *fixed)
+            with reproducible_noise():
+                return super()._cover_points(
+                    data, X_unl, bounds, selector, *_fixed_sanitizer()
+                )
 
     clf = _make(FixedCoins)
     n_fits = 2000
     weights = 2 ** np.arange(len(PROBE))
     codes = [
-        int(
-            clf.set_params(random_state=seed)
-            .fit(X, y, X_unlabeled=UNLABELED)
-            .predict(PROBE)
-            @ weights
-        )
-        for seed in range(n_fits)
+        int(clf.fit(X, y, X_unlabeled=UNLABELED).predict(PROBE) @ weights)
+        for _ in range(n_fits)
     ]
     observed = np.bincount(codes, minlength=p.size)
     support = p > 0
@@ -639,4 +649,4 @@ def test_metadata_routing_passes_unlabeled_rows():
         res = cross_validate(clf, X, y, cv=3, params={"X_unlabeled": X_unl})
     assert res["test_score"].min() > 0.9
     # One spend per fold, each the full (epsilon, delta) of a fit.
-    assert acc.history == [PrivacyCost(1.0, 1e-6)] * 3
+    assert [c.cost for c in acc.history] == [PrivacyCost(1.0, 1e-6)] * 3

@@ -90,8 +90,9 @@ def test_public_data_is_never_sliced(routing):
     )
 
 
-def test_raw_public_array_as_long_as_X_warns():
-    X, y, X_pub = make_data(n=50, n_pub=50)
+@pytest.mark.parametrize("n_pub", [20, 50])
+def test_raw_public_array_warns(n_pub):
+    X, y, X_pub = make_data(n=50, n_pub=n_pub)
     with pytest.warns(PublicDataWarning):
         SemiPrivateClassifier(classes=[0, 1], random_state=0).fit(X, y, X_public=X_pub)
 
