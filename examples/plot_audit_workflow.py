@@ -86,7 +86,8 @@ print(f"one fit:            lower bound {fit_bound.epsilon:.2f}, claimed {EPSILO
 # A whole cross-validation
 # ------------------------
 # ``cross_validate`` with ``KFold(2)`` fits on B (tested on A), then on A. The
-# event is "the model trained on B says 0 and the model trained on A says 1". With independent noise it has probability 0.25 under ``D`` and 0.37
+# event is "the model trained on B says 0 and the model trained on A says 1".
+# With independent noise it has probability 0.25 under ``D`` and 0.37
 # under ``D'``. If both fits drew the *same* Gumbel noise, the two models would
 # always agree under ``D`` (both halves balanced), but not under ``D'``: the
 # event would have probability 0 under ``D`` and 0.23 under ``D'``, an
