@@ -2,8 +2,9 @@
 
 One path, shared by the estimators: validate the parameters and the private input
 format, validate the public data against it, resolve the label set from public
-sources, subsample the public set, and check the accountant. Nothing here releases
-anything computed from private rows.
+sources and subsample the public set. Checks whose question a parameter chooses
+(labels within ``classes``) come after the ledger is charged. Nothing here
+releases anything computed from private rows.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -20,6 +21,7 @@ from ..utils._sklearn_compat import validate_data
 __all__ = [
     "PreparedData",
     "check_bounds",
+    "check_label_set",
     "check_private_labels",
     "data_independent_points",
     "infer_bounds_with_leak",
@@ -54,8 +56,11 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
     """Validate a semi-private classifier's fit inputs, before any private release.
 
     Sets ``n_features_in_`` (and ``feature_names_in_``) on ``estimator``. Reads the
-    private rows only to check their format (finite numbers, labels within the
-    known classes); such errors stop the fit and release nothing.
+    private rows only to check their format (shapes, finite numbers, class-like
+    labels), questions no parameter can change; such errors stop the fit before
+    the ledger is charged. Whether every private label is in ``classes`` is a
+    question a parameter chooses: the caller asks it with
+    :func:`check_private_labels` after reserving the budget.
 
     Parameters
     ----------
@@ -92,7 +97,7 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
     )
     # The label set comes from the *whole* public set, before subsampling, so
     # that it never depends on which public rows a small n_public keeps.
-    classes_ = check_private_labels(y, resolve_classes(declared, yp, y))
+    classes_ = check_label_set(resolve_classes(declared, yp, y))
     if Xp is not None:
         Xp, yp = subsample_public(Xp, yp, n_public, rng)
     elif n_public is not None and not isinstance(n_public, (int, np.integer)):
@@ -103,18 +108,13 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
     return PreparedData(X, y, Xp, yp, classes_)
 
 
-def check_private_labels(y, classes):
-    """Check the label set has two classes and holds every private label.
-
-    A private label outside the declared set is bad input and stops the fit
-    before any release; the message does not echo private values.
+def check_label_set(classes):
+    """Check the (public, or leak-warned) label set has at least two classes.
 
     Parameters
     ----------
-    y : ndarray of shape (n_samples,)
-        Private labels.
     classes : ndarray of shape (n_classes,)
-        Sorted label set from public sources (or from ``y`` after a leak warning).
+        Sorted label set.
 
     Returns
     -------
@@ -123,8 +123,8 @@ def check_private_labels(y, classes):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_semiprivate.classifiers._base import check_private_labels
-    >>> check_private_labels(np.array([0, 1, 1]), np.array([0, 1, 2])).tolist()
+    >>> from sklearn_semiprivate.classifiers._base import check_label_set
+    >>> check_label_set(np.array([0, 1, 2])).tolist()
     [0, 1, 2]
     """
     if classes.size < 2:
@@ -132,14 +132,39 @@ def check_private_labels(y, classes):
             "A classifier needs at least two classes, got one class: the label set "
             f"is {classes.tolist()}. Pass classes=... listing every possible label."
         )
+    return classes
+
+
+def check_private_labels(y, classes):
+    """Check every private label is in ``classes``: call it after the reservation.
+
+    The question this check asks ("is some private label outside the set?") is
+    chosen by a public parameter, so asked before the budget is charged it
+    would be a free, exact oracle (e.g. ``classes=[0, 1]`` reveals whether a
+    label 2 occurs), even on an exhausted ledger. Estimators therefore run it
+    after :func:`~sklearn_semiprivate.accounting._reservation.reserve_budget`:
+    a fit it stops stays charged. The answer itself is still exact and outside
+    the guarantee (see the limitations page); the message says "some labels",
+    never how many or which.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,)
+        Private labels.
+    classes : ndarray of shape (n_classes,)
+        Sorted label set from public sources (or from ``y`` after a leak warning).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers._base import check_private_labels
+    >>> check_private_labels(np.array([0, 1, 1]), np.array([0, 1, 2]))
+    """
     if not np.all(np.isin(y, classes)):
-        # "Some", not a count: the message must not depend on private data more
-        # than the fact of the error does.
         raise ValueError(
             "y has some labels that are not among the classes "
             f"{classes.tolist()} (taken from classes= or the public labels)."
         )
-    return classes
 
 
 def infer_bounds_with_leak(X):

@@ -38,7 +38,12 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._base import check_bounds, infer_bounds_with_leak, prepare_fit_data
+from ._base import (
+    check_bounds,
+    check_private_labels,
+    infer_bounds_with_leak,
+    prepare_fit_data,
+)
 from ._semiprivate import SemiPrivateClassifier
 
 __all__ = ["GenericLearnerClassifier"]
@@ -333,6 +338,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         # are read off them), and stays charged if the fit fails afterwards.
         cost = compose_parallel(costs)
         reserve_budget(self.accountant, cost, self)
+        check_private_labels(data.y, data.classes)
         bounds = self._resolve_bounds(data.X, X_unl)
         selector = self._selector(bounds)
         points, sanitizer = self._cover_points(

@@ -38,6 +38,7 @@ from ..utils._sklearn_compat import (
 )
 from ._base import (
     check_bounds,
+    check_private_labels,
     data_independent_points,
     infer_bounds_with_leak,
     prepare_fit_data,
@@ -293,6 +294,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         # happens next: a refused fit has read nothing, a failed one stays
         # charged.
         reserve_budget(self.accountant, cost, self)
+        check_private_labels(data.y, data.classes)
         if cover is None:
             points = self._cover_points(data, rng_grid, allow_leak=True)
             cover = self._build_cover(points, data.classes)

@@ -252,9 +252,11 @@ class _PredicateSet(_QuerySet):
     def _mask(self, i, X):
         out = np.asarray(self.predicates[i](X))
         if out.shape != (X.shape[0],):
+            # No shapes in the message: X may be private, and a predicate may
+            # return anything computed from it (e.g. a count).
             raise ValueError(
-                f"predicate {i} must return one value per row, shape "
-                f"({X.shape[0]},), got shape {out.shape}."
+                f"predicate {i} must return one value per row (a 1-D array as long "
+                "as its input)."
             )
         if out.dtype != bool:
             if not np.all(np.isin(out, (0, 1))):
@@ -299,6 +301,10 @@ class PredicateQueries(QueryWorkload):
     Each predicate is a callable taking an array ``X`` of shape
     ``(n_samples, n_features)`` and returning a boolean array of shape
     ``(n_samples,)`` (vectorised over rows). The class is the list itself.
+
+    The predicates run on the private rows, so they must be trusted code: only
+    their boolean answers enter the mechanisms, but an exception a predicate
+    raises, a side effect or its running time escapes every guarantee.
 
     Parameters
     ----------

@@ -271,7 +271,10 @@ class PublicAssistedQueryRelease(BaseEstimator):
         """Release the private rows' answers, using the public rows freely.
 
         Once the parameters are validated, a fit that fails leaves no fitted
-        attribute (not even those of an earlier fit) and charges nothing.
+        attribute (not even those of an earlier fit). It charges nothing if it
+        fails on public work or the private rows' format; from the reservation
+        on (just before the private rows are checked against the workload's
+        domain and read), the charge stays.
 
         Parameters
         ----------
@@ -319,11 +322,13 @@ class PublicAssistedQueryRelease(BaseEstimator):
             plan = self._plan_representative(workload, query_set, distinct)
         else:
             plan = self._plan_public(query_set, distinct, counts, n)
-        # Format check of the private rows (the message names no row, no value).
-        X = workload._check_points(X, "X")
         # Reserved atomically before the first private read, and kept if the
         # fit fails afterwards.
         reserve_budget(self.accountant, plan["cost"], self)
+        # Private rows inside the workload's domain, a question the (public)
+        # workload chooses: asked after the charge, so that it is no free
+        # oracle. The message names no row, no value, no count.
+        X = workload._check_points(X, "X")
         # Every draw below is privacy noise: fresh, never from random_state.
         rng = noise_rng(self.random_state)
         if self.support == "representative":

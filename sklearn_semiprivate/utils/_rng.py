@@ -177,8 +177,10 @@ def reproducible_noise():
     :class:`~sklearn_semiprivate.PrivacyLeakWarning` saying so. Estimators with
     ``random_state=None`` still draw fresh noise.
 
-    The setting holds in the current thread (a :mod:`contextvars` variable): fits
-    run in other threads or worker processes draw fresh noise, the safe side.
+    The setting holds in the current context (a :mod:`contextvars` variable):
+    fits run in other threads or worker processes draw fresh noise, the safe
+    side, but an asyncio task created inside the ``with`` block keeps a copy of
+    the context, and with it the setting, after the block ends.
 
     Yields
     ------

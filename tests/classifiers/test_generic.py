@@ -283,7 +283,6 @@ BAD_INPUTS = [
     ({"hypothesis_class": "halfplanes"}, {}, ValueError),
     ({"hypothesis_class": "thresholds"}, {}, ValueError),  # needs one feature
     ({"n_bins": 300}, {}, ValueError),  # 300 ** 2 grid points: too many
-    ({"classes": [0, 2]}, {}, ValueError),
     ({}, {"X_nan": True}, ValueError),
     ({}, {"X_unl_nan": True}, ValueError),
     ({}, {"X_unl_inf": True}, ValueError),

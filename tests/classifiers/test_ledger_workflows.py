@@ -19,7 +19,11 @@ from sklearn_semiprivate import (
     PublicData,
     SemiPrivateClassifier,
 )
-from sklearn_semiprivate.query_release import ThresholdQueries, _release
+from sklearn_semiprivate.query_release import (
+    PredicateQueries,
+    ThresholdQueries,
+    _release,
+)
 
 
 def _data():
@@ -128,3 +132,25 @@ def test_history_names_what_spent_it():
     assert charge.source == "SemiPrivateClassifier"
     assert charge.params["epsilon"] == "0.5"
     assert "accountant" not in charge.params
+
+
+def test_no_domain_membership_oracle_on_an_exhausted_ledger():
+    # A reviewer's attack: a workload whose declared domain leaves out one
+    # target record. Before, the "outside the declared domain" error came
+    # before the charge, so it answered "is the target in the private data?"
+    # for free, also after the budget was spent.
+    domain = np.array([[a, b] for a in (0.0, 1.0) for b in (0.0, 1.0)])
+    target = domain[3]
+    queries = PredicateQueries([lambda Z: Z[:, 0] > 0], domain=domain[:3])
+    rng = np.random.default_rng(0)
+    without = domain[:3][rng.integers(0, 3, size=50)]
+    with_target = np.vstack([without, target])
+    acc = PrivacyAccountant(epsilon=1.0, delta=1e-5)
+    qr = PublicAssistedQueryRelease(queries, support="public", accountant=acc)
+    pub = PublicData(domain[:3])
+    with pytest.raises(ValueError, match="outside the declared domain"):
+        qr.fit(with_target, X_public=pub)
+    assert acc.spent().epsilon == pytest.approx(1.0, rel=1e-9)  # charged
+    for X in (with_target, without):
+        with pytest.raises(PrivacyBudgetError):
+            qr.fit(X, X_public=pub)

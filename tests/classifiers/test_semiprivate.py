@@ -200,7 +200,6 @@ BAD_INPUTS = [
     ({}, {"X_pub_inf": True}, ValueError),
     ({}, {"X_pub_features": 2}, ValueError),
     ({"classes": [0, 1]}, {"y_pub": [0, 7]}, ValueError),
-    ({"classes": [0, 2]}, {}, ValueError),  # private label 1 is unknown
     ({}, {"X_pub_empty": True}, ValueError),
     ({}, {"X_1d": True}, ValueError),
 ]
@@ -226,6 +225,22 @@ def test_bad_input_raises_before_spending(params, data, error):
     with pytest.raises(error):
         clf.fit(X, y, X_public=public)
     assert acc.history == []
+
+
+def test_labels_outside_classes_are_checked_after_the_charge():
+    # The question "is some private label outside classes?" is chosen by a
+    # public parameter: asked before the charge it was a free oracle, also on
+    # an exhausted ledger (classes=[0, 2] revealed whether label 1 occurs).
+    X, y, X_pub = make_data(n=200, n_pub=20)
+    acc = PrivacyAccountant(epsilon=1.5)
+    clf = SemiPrivateClassifier(classes=[0, 2], accountant=acc, random_state=0)
+    with pytest.raises(ValueError, match="some labels"):
+        clf.fit(X, y, X_public=PublicData(X_pub))
+    assert acc.spent() == PrivacyCost(1.0, 0.0)
+    # Exhausted: refused whatever the labels, so the answer is no longer given.
+    for classes in ([0, 2], [0, 1]):
+        with pytest.raises(PrivacyBudgetError):
+            clf.set_params(classes=classes).fit(X, y, X_public=PublicData(X_pub))
 
 
 def test_halfplanes_needs_two_features():

@@ -91,9 +91,7 @@ def test_dedup_across_features_and_orientations():
 
 def test_dedup_stays_exact_when_every_hash_collides(monkeypatch):
     # All-zero weights make every split hash to 0: only the exact check separates.
-    monkeypatch.setattr(
-        _stumps, "_hash_keys", lambda n: np.zeros(n, dtype=np.uint64)
-    )
+    monkeypatch.setattr(_stumps, "_hash_keys", lambda n: np.zeros(n, dtype=np.uint64))
     rng = np.random.default_rng(2)
     for trial in range(40):
         X_public = random_public(rng, 1 + trial % 6)
@@ -107,9 +105,7 @@ def test_dedup_stays_exact_when_every_hash_collides(monkeypatch):
 def test_mutant_trusting_the_hash_is_caught(monkeypatch):
     # Mutant: treat equal hashes as equal splits without checking. With colliding
     # hashes it merges different splits, and the brute-force comparison sees it.
-    monkeypatch.setattr(
-        _stumps, "_hash_keys", lambda n: np.zeros(n, dtype=np.uint64)
-    )
+    monkeypatch.setattr(_stumps, "_hash_keys", lambda n: np.zeros(n, dtype=np.uint64))
     monkeypatch.setattr(
         _stumps, "_same_split", lambda claim, *args: np.ones(claim.size, dtype=bool)
     )
