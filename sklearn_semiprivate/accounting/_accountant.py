@@ -122,7 +122,7 @@ class _MemoryLedger:
     def charges(self):
         return list(self._charges)
 
-    def record(self, admit):
+    def record(self, admit, budget):
         # Atomic under the accountant's lock, the only place that calls it.
         self._charges.append(admit([c.cost for c in self._charges]))
 
@@ -204,8 +204,17 @@ class _SQLiteLedger:
             for eps, delta, source, params, time in rows
         ]
 
-    def record(self, admit):
+    def record(self, admit, budget):
         def body(connection):
+            # The file may have been replaced since this object opened it (by
+            # one with another budget): charge only the ledger it agreed to.
+            row = connection.execute("SELECT epsilon, delta FROM budget").fetchone()
+            if row is None or PrivacyCost(*row) != budget:
+                raise PrivacyBudgetError(
+                    f"The ledger file {self.path!r} no longer holds the budget "
+                    f"(epsilon={budget.epsilon!r}, delta={budget.delta!r}) this "
+                    "accountant was opened with; refusing to charge it."
+                )
             rows = connection.execute("SELECT epsilon, delta FROM charges").fetchall()
             charge = admit([PrivacyCost(eps, delta) for eps, delta in rows])
             connection.execute(
@@ -430,7 +439,7 @@ class PrivacyAccountant:
             return PrivacyCharge(cost, name, params, _utc_now())
 
         with self._lock:
-            self._ledger.record(admit)
+            self._ledger.record(admit, PrivacyCost(self.epsilon, self.delta))
 
     def summary(self, n_charges=10):
         """The budget, what is spent and left, and the latest charges, as text.

@@ -226,3 +226,17 @@ def test_thread_parallel_search_with_memory_ledger_charges_every_fit():
         search(acc, n_jobs=2).fit(X, y, X_public=PublicData(X_pub))
     assert len(acc.history) == 7
     assert {c.source for c in acc.history} == {"SemiPrivateClassifier"}
+
+
+def test_replaced_file_with_another_budget_is_refused(tmp_path):
+    # A reviewer's case: the file is deleted and recreated with a larger
+    # budget; a copy unpickled from the original (budget 1.0) must not charge it.
+    path = tmp_path / "budget.db"
+    acc = PrivacyAccountant(epsilon=1.0, path=path)
+    acc.spend(0.5)
+    copy = pickle.loads(pickle.dumps(acc))
+    path.unlink()
+    PrivacyAccountant(epsilon=1000.0, path=path)
+    with pytest.raises(PrivacyBudgetError, match="no longer holds the budget"):
+        copy.spend(0.9)
+    assert PrivacyAccountant(epsilon=1000.0, path=path).spent().epsilon == 0.0
