@@ -14,6 +14,7 @@ from .classifiers import (
     SemiPrivateClassifier,
 )
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
+from .pipeline import PublicFittedPipeline, make_public_fitted_pipeline
 from .query_release import PublicAssistedQueryRelease
 from .utils._rng import reproducible_noise
 
@@ -29,7 +30,9 @@ __all__ = [
     "PublicData",
     "PublicDataReduction",
     "PublicDataWarning",
+    "PublicFittedPipeline",
     "SemiPrivateClassifier",
     "__version__",
+    "make_public_fitted_pipeline",
     "reproducible_noise",
 ]

@@ -170,13 +170,37 @@ def check_public_data(
             "The public data set is empty (0 rows). Pass X_public=None for no "
             "public data."
         )
-    Xp = check_array(
-        Xp, dtype=np.float64, ensure_all_finite=True, input_name="X_public"
-    )
+    if public_names is not None and feature_names is None:
+        # Reads column names only. The usual cause: a plain Pipeline's earlier
+        # steps turned X into an array and left X_public a DataFrame.
+        warnings.warn(
+            "X_public has column names but the private X reaching this estimator "
+            "has none. If it is the last step of a scikit-learn Pipeline, the "
+            "earlier steps transformed X but not X_public: use "
+            "sklearn_semiprivate.PublicFittedPipeline.",
+            PublicDataWarning,
+            stacklevel=3,
+        )
+    try:
+        Xp = check_array(
+            Xp, dtype=np.float64, ensure_all_finite=True, input_name="X_public"
+        )
+    except ValueError as exc:
+        if "convert" not in str(exc):
+            raise
+        raise ValueError(
+            f"X_public could not be converted to float ({exc}). If this estimator "
+            "is the last step of a Pipeline whose earlier steps encode columns, "
+            "they did not transform X_public: use PublicFittedPipeline."
+        ) from exc
     if Xp.shape[1] != n_features:
         raise ValueError(
             f"X_public has {Xp.shape[1]} features, but the private X has "
-            f"{n_features}; public and private rows must share the feature space."
+            f"{n_features}; public and private rows must share the feature space. "
+            "If this estimator is the last step of a scikit-learn Pipeline, its "
+            "earlier steps transformed X but not X_public (routed fit parameters "
+            "skip them): use sklearn_semiprivate.PublicFittedPipeline, which fits "
+            "them on the public rows and transforms both."
         )
     if yp is not None:
         yp = check_array(

@@ -16,11 +16,13 @@ noisy release of a tiny data set. Outside the opt-in they fail, as they should
 
 import pytest
 from sklearn.linear_model import LogisticRegression
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_semiprivate import (
     GenericLearnerClassifier,
     PublicDataReduction,
+    PublicFittedPipeline,
     SemiPrivateClassifier,
     reproducible_noise,
 )
@@ -35,10 +37,22 @@ ESTIMATORS = [
     PublicDataReduction(SemiPrivateClassifier(), n_public=2, random_state=0),
     # Without X_unlabeled: the data-independent grid (the private-only path).
     GenericLearnerClassifier(random_state=0),
+    # check_estimator fits without public data: fit_on_private="warn" is the
+    # documented opt-in that then fits the scaler on the private rows (with a
+    # PrivacyLeakWarning); the default raises before reading a private row.
+    PublicFittedPipeline(
+        [
+            ("scale", StandardScaler()),
+            ("clf", SemiPrivateClassifier("partition", random_state=0)),
+        ],
+        fit_on_private="warn",
+    ),
 ]
 
 
 def expected_failed_checks(estimator):
+    if isinstance(estimator, PublicFittedPipeline):
+        return {}
     if isinstance(estimator, PublicDataReduction):
         return {
             "check_classifiers_train": (

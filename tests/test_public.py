@@ -120,3 +120,17 @@ def test_subsample_public_nested_prefixes():
 def test_subsample_public_bad_sizes(n_public, error):
     with pytest.raises(error):
         subsample_public(np.zeros((50, 1)), None, n_public, random_state=0)
+
+
+def test_plain_pipeline_mistakes_point_to_public_fitted_pipeline():
+    pd = pytest.importorskip("pandas")
+    # Fewer features (a PCA step transformed X only).
+    with pytest.raises(ValueError, match="PublicFittedPipeline"):
+        check_public_data(PublicData(np.zeros((3, 5))), n_features=2)
+    # Strings (an encoder step transformed X only).
+    with pytest.raises(ValueError, match="PublicFittedPipeline"):
+        check_public_data(PublicData([["a", "b"]]), n_features=2)
+    # Column names on the public side only (a scaler turned X into an array).
+    frame = pd.DataFrame(np.zeros((3, 2)), columns=["u", "v"])
+    with pytest.warns(PublicDataWarning, match="PublicFittedPipeline"):
+        check_public_data(PublicData(frame), n_features=2)

@@ -7,11 +7,21 @@ and import from this module only.
 # SPDX-License-Identifier: BSD-3-Clause
 
 from sklearn.base import _fit_context
+from sklearn.pipeline import _name_estimators
 from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
     StrOptions,
 )
+from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import validate_data
 
-__all__ = ["HasMethods", "Interval", "StrOptions", "_fit_context", "validate_data"]
+__all__ = [
+    "HasMethods",
+    "Interval",
+    "StrOptions",
+    "_BaseComposition",
+    "_fit_context",
+    "_name_estimators",
+    "validate_data",
+]

@@ -1,0 +1,637 @@
+"""PublicFittedPipeline: preprocessing fitted on public rows, applied to both sets.
+
+A plain ``Pipeline`` fits its transformers on the private rows and routes
+``X_public`` to the last step untransformed. Here the transformers are fitted
+on the public rows only and transform both sets; the private rows meet them
+only through ``transform``, a row-by-row map fixed by public data, so one
+changed private row is one changed transformed row and the last step's
+guarantee holds for the original rows.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import inspect
+import re
+import time
+import warnings
+
+import numpy as np
+from sklearn import get_config
+from sklearn.base import clone
+from sklearn.utils import Bunch, get_tags
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    process_routing,
+)
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from .._public import PublicData
+from ..exceptions import PrivacyLeakWarning, PublicDataWarning
+from ..utils._sklearn_compat import (
+    StrOptions,
+    _BaseComposition,
+    _fit_context,
+    _name_estimators,
+)
+
+__all__ = ["PublicFittedPipeline", "make_public_fitted_pipeline"]
+
+_SKIPPED = (None, "passthrough")
+
+
+def _final_step_has(method):
+    """``available_if`` check: the final step (fitted, if fitted) has ``method``."""
+
+    def check(self):
+        steps = getattr(self, "steps_", None) or self.steps
+        return hasattr(steps[-1][1], method)
+
+    return check
+
+
+def _shape(X, what):
+    """Shape of a 2-D input; the message never quotes a value of ``X``."""
+    # np.asarray, not np.shape: array-likes may refuse __array_function__.
+    shape = getattr(X, "shape", None)
+    shape = np.asarray(X).shape if shape is None else shape
+    if len(shape) != 2:
+        raise ValueError(
+            f"{what} must be 2-dimensional (n_samples, n_features), got "
+            f"{len(shape)} dimension(s)."
+        )
+    return shape
+
+
+def _feature_names(X):
+    """String column names of a data frame, as scikit-learn records them."""
+    columns = getattr(X, "columns", None)
+    if columns is None or not all(isinstance(c, str) for c in columns):
+        return None
+    return np.asarray(list(columns), dtype=object)
+
+
+def _check_formats(X, X_public):
+    """Feature count and names of ``X``, checked against the public rows'.
+
+    The input format (dimensions, column names) is public, as for every
+    estimator of the package; no message quotes a value.
+    """
+    n_features, names = _shape(X, "X")[1], _feature_names(X)
+    if X_public is None:
+        return n_features, names
+    n_public, n_public_features = _shape(X_public, "X_public")
+    public_names = _feature_names(X_public)
+    if n_public == 0:
+        raise ValueError("The public data set is empty (0 rows).")
+    if n_public_features != n_features:
+        raise ValueError(
+            f"X_public has {n_public_features} features, but the private X has "
+            f"{n_features}; give the public rows in the input format of X: the "
+            "pipeline transforms both."
+        )
+    if (names is None) != (public_names is None) or (
+        names is not None and not np.array_equal(names, public_names)
+    ):
+        raise ValueError(
+            "X_public's columns must be those of the private X, in the same "
+            f"order: got {public_names} for X_public and {names} for X."
+        )
+    return n_features, names
+
+
+def _unwrap_public(X_public, y_public):
+    """``(X_pub, y_pub)`` from ``PublicData`` or raw arrays, without converting.
+
+    Public data may hold string columns (a ColumnTransformer encodes them), so
+    unlike ``check_public_data`` this does not cast to float.
+    """
+    if isinstance(X_public, PublicData):
+        if y_public is not None and X_public.y is not None:
+            raise TypeError(
+                "Public labels were given twice: in PublicData(X, y) and as "
+                "y_public. Give them once."
+            )
+        y_public = X_public.y if X_public.y is not None else y_public
+        X_public = X_public.X
+    elif X_public is not None:
+        # Whatever its length: see check_public_data.
+        warnings.warn(
+            "X_public is a raw array; scikit-learn's cross-validation and search "
+            "tools slice an array as long as X per fold, together with X. Wrap it "
+            "as X_public=PublicData(X_pub) to keep it whole (and silence this "
+            "warning).",
+            PublicDataWarning,
+            stacklevel=4,
+        )
+    if X_public is None and y_public is not None:
+        raise ValueError("y_public was given without X_public.")
+    return X_public, y_public
+
+
+def _on_public(name, method, *args):
+    """Run a step on the public rows; its error names the step and the set."""
+    try:
+        return method(*args)
+    except Exception as exc:
+        raise (TypeError if isinstance(exc, TypeError) else ValueError)(
+            f"Step {name!r} failed on the public rows (X_public): {exc}"
+        ) from exc
+
+
+# Leading parts of scikit-learn's and numpy's format errors that quote no value
+# of the data (at most a shape, a feature count or a type name, which are
+# format). Only such a part of a private-row error is repeated; the rest of the
+# message is dropped: e.g. "Complex data not supported\n<the array>" keeps its
+# first line, "could not convert string to float: 'abc'" loses the value.
+_FORMAT_MESSAGES = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"Input (X )?contains (NaN|infinity)",
+        r"Complex data not supported",
+        r"Found array with \d+ (feature|sample)\(s\) \(shape=\(\d+, \d+\)\) "
+        r"while a minimum of \d+ is required",
+        r"Sparse data was passed( for X)?, but dense data is required",
+        r"Cannot center sparse matrices",
+        r"X has \d+ features, but \w+ is expecting \d+ features as input",
+        r"The feature names should match those that were passed during fit",
+        r"(float\(\) )?argument must be a string or a (real )?number, not '\w+'",
+        r"could not convert string to float",
+        r"Found unknown categories",
+    )
+)
+
+
+def _value_free_start(message):
+    """The start of ``message`` that matches ``_FORMAT_MESSAGES``, or None."""
+    for pattern in _FORMAT_MESSAGES:
+        match = pattern.match(message)
+        if match:
+            return match.group(0)
+    return None
+
+
+def _on_private(name, method, *args, action="transform"):
+    """Run a step on the private rows; its error does not repeat their content.
+
+    Messages may quote private values, so only the exception's type and a
+    known value-free start of its message are kept. The new error is raised
+    outside the ``except`` block, so the original is neither its cause nor its
+    ``__context__``, and no traceback prints it.
+    """
+    try:
+        return method(*args)
+    except Exception as exc:
+        failure, kept = type(exc), _value_free_start(str(exc))
+    detail = (
+        "its message is withheld because it may quote private values"
+        if kept is None
+        else f"{kept}; the rest of the message is withheld"
+    )
+    raise (TypeError if issubclass(failure, TypeError) else ValueError)(
+        f"Step {name!r} failed to {action} the private rows (X): "
+        f"{failure.__name__} ({detail})."
+    )
+
+
+class PublicFittedPipeline(_BaseComposition):
+    """Pipeline whose transformers are fitted on the public rows only.
+
+    Every step but the last is a transformer: it is cloned, fitted on the
+    public rows (``X_public``, with ``y_public`` if given), and then transforms
+    both the public rows and the private rows. The last step, a semi-private
+    estimator, is fitted as ``fit(Xt, y, X_public=PublicData(Xt_public,
+    y_public))``, with both sets in the same coordinates. ``predict`` and the
+    other methods transform their input with the fitted transformers and call
+    the last step.
+
+    A plain :class:`~sklearn.pipeline.Pipeline` instead fits its transformers
+    on the private rows and hands routed ``X_public`` to the last step
+    untransformed (see :doc:`/limitations`).
+
+    Parameters
+    ----------
+    steps : list of (str, estimator) tuples
+        The transformers, in order, then the semi-private estimator. A
+        transformer may be ``"passthrough"`` or ``None`` (skipped). The last
+        step's ``fit`` must accept ``X_public``. Steps are cloned in ``fit``:
+        the fitted ones are in ``steps_``.
+    fit_on_private : {"raise", "warn"}, default="raise"
+        What to do when ``fit`` gets no public data, so the transformers could
+        only be fitted on the private rows. ``"raise"``: a ``ValueError``
+        before any private row is read. ``"warn"``: fit them on the private
+        ``(X, y)`` with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`; the
+        preprocessing, hence the model, is then **not** differentially private
+        (an opt-in for scikit-learn's ``check_estimator``, which fits without
+        public data).
+    verbose : bool, default=False
+        If True, print the elapsed time as each step is fitted.
+
+    Attributes
+    ----------
+    steps_ : list of (str, estimator) tuples
+        The fitted steps (clones of ``steps``).
+    named_steps_ : :class:`~sklearn.utils.Bunch`
+        The fitted steps by name.
+    classes_ : ndarray of shape (n_classes,)
+        The last step's labels.
+    privacy_spent_ : PrivacyCost
+        The last step's ``privacy_spent_``: the transformers spend nothing.
+    n_features_in_ : int
+        Number of features of ``X`` (and ``X_public``) seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Column names of ``X``, when it is a data frame with string columns.
+
+    See Also
+    --------
+    make_public_fitted_pipeline : Build one, naming the steps automatically.
+    sklearn.pipeline.Pipeline : Fits every transformer on the private rows.
+
+    Notes
+    -----
+    **Privacy.** The transformers are fitted on the public rows and labels
+    only, and see the private rows only through ``transform``; the private
+    ``y`` reaches the last step only. A fitted transformer is a map fixed by
+    public data; if it transforms each row on its own (every scikit-learn
+    transformer does), one changed, added or removed private row is one
+    changed, added or removed transformed row, so the last step's guarantee
+    (neighbour relation, ``privacy_spent_``) holds for the original rows. A
+    ``transform`` that mixes rows (batch statistics) breaks this. Not
+    protected: the public data and the fitted transformers.
+
+    **Errors.** A failure on the public rows quotes the original message; a
+    failure on the private rows gives the step, the exception's type and at
+    most a known value-free start of its message, since messages may quote
+    private values. That a private row made a transformer fail (a category
+    absent from the public rows, say) is still revealed: see
+    :doc:`/limitations`, "Pipelines".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_semiprivate import (
+    ...     PublicData, PublicFittedPipeline, SemiPrivateClassifier)
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(50.0, 10.0, size=(2000, 2))
+    >>> y = (X[:, 0] > 55.0).astype(int)
+    >>> X_pub = rng.normal(50.0, 10.0, size=(100, 2))
+    >>> pipe = PublicFittedPipeline([
+    ...     ("scale", StandardScaler()),
+    ...     ("clf", SemiPrivateClassifier(classes=[0, 1], random_state=0)),
+    ... ])
+    >>> pipe = pipe.fit(X, y, X_public=PublicData(X_pub))
+    >>> int(pipe.named_steps_["scale"].n_samples_seen_)  # the public rows only
+    100
+    >>> pipe.privacy_spent_
+    PrivacyCost(epsilon=1.0, delta=0.0)
+    >>> bool(pipe.score(X, y) > 0.9)
+    True
+    """
+
+    __metadata_request__fit = {"X_public": True, "y_public": True}
+
+    _parameter_constraints = {
+        "steps": [list],
+        "fit_on_private": [StrOptions({"raise", "warn"})],
+        "verbose": ["boolean"],
+    }
+
+    def __init__(self, steps, *, fit_on_private="raise", verbose=False):
+        self.steps = steps
+        self.fit_on_private = fit_on_private
+        self.verbose = verbose
+
+    def get_params(self, deep=True):
+        """Parameters; with ``deep``, the steps' as ``<step>__<param>`` too."""
+        return self._get_params("steps", deep=deep)
+
+    def set_params(self, **params):
+        """Set parameters, a whole step (``<step>=``) or a step's (``<step>__<p>``)."""
+        return self._set_params("steps", **params)
+
+    def set_output(self, *, transform=None):
+        """Set the output container of every transformer step.
+
+        ``transform="pandas"`` makes each transformer output a data frame, so
+        the last step sees the transformed column names.
+
+        Parameters
+        ----------
+        transform : {"default", "pandas", "polars"}, default=None
+            See :meth:`sklearn.pipeline.Pipeline.set_output`.
+
+        Returns
+        -------
+        self : PublicFittedPipeline
+            This estimator.
+        """
+        for _, step in self.steps[:-1]:
+            if step not in _SKIPPED and hasattr(step, "set_output"):
+                step.set_output(transform=transform)
+        return self
+
+    @property
+    def named_steps(self):
+        """The steps by name, as given (unfitted; see ``named_steps_``)."""
+        return Bunch(**dict(self.steps))
+
+    @property
+    def named_steps_(self):
+        """The fitted steps by name."""
+        return Bunch(**dict(self.steps_))
+
+    @property
+    def classes_(self):
+        """The last step's labels."""
+        return self.steps_[-1][1].classes_
+
+    @property
+    def privacy_spent_(self):
+        """The last step's privacy cost: the transformers spend nothing."""
+        return self.steps_[-1][1].privacy_spent_
+
+    def _validate_steps(self):
+        if not self.steps:
+            raise ValueError("The pipeline is empty: give at least its last step.")
+        self._validate_names([name for name, _ in self.steps])
+        for name, step in self.steps[:-1]:
+            if step in _SKIPPED:
+                continue
+            if not hasattr(step, "transform") or not (
+                hasattr(step, "fit") or hasattr(step, "fit_transform")
+            ):
+                raise TypeError(
+                    f"Step {name!r} must be a transformer (fit and transform) or "
+                    f"'passthrough'; got {step!r}."
+                )
+        name, final = self.steps[-1]
+        fit = getattr(final, "fit", None)
+        params = {} if fit is None else inspect.signature(fit).parameters
+        if "X_public" not in params and not any(
+            p.kind is p.VAR_KEYWORD for p in params.values()
+        ):
+            raise TypeError(
+                f"The last step {name!r} must be a semi-private estimator whose fit "
+                f"accepts X_public; got {final!r}."
+            )
+
+    def _final_fit_params(self, params):
+        """Fit parameters of the last step, routed or as ``<last>__<param>``."""
+        final_name = self.steps[-1][0]
+        if get_config()["enable_metadata_routing"]:
+            return process_routing(self, "fit", **params)[final_name].fit
+        out = {}
+        for key, value in params.items():
+            step, _, param = key.partition("__")
+            if param in ("X_public", "y_public"):
+                raise ValueError(
+                    f"Pass {param} to PublicFittedPipeline.fit itself, not as "
+                    f"{key!r}: the pipeline transforms it before the last step."
+                )
+            if step != final_name or not param:
+                raise ValueError(
+                    f"PublicFittedPipeline.fit does not accept {key!r}: give the "
+                    f"last step's fit parameters as '{final_name}__<param>'. The "
+                    "transformers take none: they are fitted on the public rows."
+                )
+            out[param] = value
+        return out
+
+    def _log(self, idx, name, start):
+        if self.verbose:
+            print(
+                f"[PublicFittedPipeline] (step {idx + 1} of {len(self.steps)}) "
+                f"Processing {name}, total={time.perf_counter() - start:5.1f}s"
+            )
+
+    # False: the steps validate their own parameters.
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, X_public=None, y_public=None, **params):
+        """Fit the transformers on the public rows, then the last step.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Private rows (protected). A data frame may hold string columns for
+            the transformers to encode.
+        y : array-like of shape (n_samples,)
+            Private labels (protected); only the last step reads them.
+        X_public : PublicData or array-like of shape (n_public, n_features), \
+                default=None
+            Public rows, in the format of ``X`` (same columns), preferably
+            wrapped in :class:`~sklearn_semiprivate.PublicData` (it may carry
+            public labels too). Required when there is a transformer, unless
+            ``fit_on_private="warn"``. The transformers' ``fit_transform`` gets
+            the public labels, or None: a supervised transformer
+            (``SelectKBest``) needs labeled public rows.
+        y_public : array-like of shape (n_public,), default=None
+            Public labels when ``X_public`` is a raw array.
+        **params : dict
+            Fit parameters of the last step: routed when metadata routing is
+            enabled, else given as ``<last step>__<param>``.
+
+        Returns
+        -------
+        self : PublicFittedPipeline
+            Fitted pipeline.
+        """
+        self._validate_steps()
+        final_params = self._final_fit_params(params)
+        Xp, yp = _unwrap_public(X_public, y_public)
+        transformers = [s for s in self.steps[:-1] if s[1] not in _SKIPPED]
+        if Xp is None and transformers and self.fit_on_private == "raise":
+            raise ValueError(
+                "PublicFittedPipeline fits its transformers "
+                f"{[name for name, _ in transformers]} on public rows only, and "
+                "fit got no public data: pass X_public=PublicData(X_pub). (With "
+                "fit_on_private='warn' they are fitted on the private rows instead, "
+                "which is not differentially private.)"
+            )
+        n_features, names = _check_formats(X, Xp)
+        if Xp is None and transformers:
+            warnings.warn(
+                f"No public data: the transformers {[n for n, _ in transformers]} "
+                "are fitted on the private rows (X, y), as fit_on_private='warn' "
+                "asks. The preprocessing, and so the model, is not differentially "
+                "private.",
+                PrivacyLeakWarning,
+                stacklevel=3,
+            )
+
+        start = time.perf_counter()
+        steps_, Xt, Xpt = [], X, Xp
+        for idx, (name, step) in enumerate(self.steps[:-1]):
+            if step in _SKIPPED:
+                steps_.append((name, step))
+                continue
+            step = clone(step)
+            if Xp is not None:
+                Xpt = _on_public(name, step.fit_transform, Xpt, yp)
+                Xt = _on_private(name, step.transform, Xt)
+            else:
+                Xt = _on_private(name, step.fit_transform, Xt, y, action="fit on")
+            steps_.append((name, step))
+            self._log(idx, name, start)
+        name, final = self.steps[-1]
+        final = clone(final)
+        public = None if Xp is None else PublicData(Xpt, yp)
+        final.fit(Xt, y, X_public=public, **final_params)
+        steps_.append((name, final))
+        self._log(len(self.steps) - 1, name, start)
+
+        self.steps_ = steps_
+        self.n_features_in_ = n_features
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return self
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "steps_")
+
+    def _call_final(self, method, X, *args, **kwargs):
+        """Transform ``X`` with the fitted transformers, then call the last step.
+
+        Errors are not rewritten: these rows are not the fit's private rows.
+        """
+        check_is_fitted(self)
+        for _, step in self.steps_[:-1]:
+            if step not in _SKIPPED:
+                X = step.transform(X)
+        return getattr(self.steps_[-1][1], method)(X, *args, **kwargs)
+
+    def predict(self, X):
+        """Transform ``X`` and predict with the last step.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows in the input format of the private ``X``.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            The last step's predictions.
+        """
+        return self._call_final("predict", X)
+
+    @available_if(_final_step_has("predict_proba"))
+    def predict_proba(self, X):
+        """Transform ``X`` and call the last step's ``predict_proba``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows in the input format of the private ``X``.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            The last step's class probabilities.
+        """
+        return self._call_final("predict_proba", X)
+
+    @available_if(_final_step_has("decision_function"))
+    def decision_function(self, X):
+        """Transform ``X`` and call the last step's ``decision_function``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows in the input format of the private ``X``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The last step's scores.
+        """
+        return self._call_final("decision_function", X)
+
+    @available_if(_final_step_has("score"))
+    def score(self, X, y, sample_weight=None):
+        """Transform ``X`` and call the last step's ``score``.
+
+        A score on private rows is an exact statistic of them, released outside
+        any guarantee (see :doc:`/privacy`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Rows in the input format of the private ``X``.
+        y : array-like of shape (n_samples,)
+            True labels.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the last step's ``score`` when given.
+
+        Returns
+        -------
+        score : float
+            The last step's score (accuracy, for a classifier).
+        """
+        kwargs = {} if sample_weight is None else {"sample_weight": sample_weight}
+        return self._call_final("score", X, y, **kwargs)
+
+    def get_metadata_routing(self):
+        """``X_public``/``y_public`` are consumed here, other fit metadata
+        goes to the last step."""
+        router = MetadataRouter(owner=self).add_self_request(self)
+        name, final = self.steps[-1]
+        # The transformers take no routed metadata: they are fitted on the
+        # public rows, and per-sample metadata is aligned with the private X.
+        router.add(
+            method_mapping=MethodMapping().add(caller="fit", callee="fit"),
+            **{name: final},
+        )
+        return router
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:
+            used = [s for _, s in self.steps if s not in _SKIPPED]
+            # As scikit-learn's Pipeline: input tags from the steps, the
+            # estimator type and target tags from the last step.
+            tags.input_tags.sparse = all(get_tags(s).input_tags.sparse for s in used)
+            last = get_tags(self.steps[-1][1])
+            tags.estimator_type = last.estimator_type
+            tags.target_tags.multi_output = last.target_tags.multi_output
+            tags.classifier_tags = last.classifier_tags
+            tags.regressor_tags = last.regressor_tags
+        except (ValueError, AttributeError, TypeError):
+            pass  # malformed steps: fit raises the error
+        return tags
+
+
+def make_public_fitted_pipeline(*steps, fit_on_private="raise", verbose=False):
+    """Build a :class:`PublicFittedPipeline`, naming the steps after their types.
+
+    Parameters
+    ----------
+    *steps : estimators
+        The transformers, then the semi-private estimator.
+    fit_on_private : {"raise", "warn"}, default="raise"
+        See :class:`PublicFittedPipeline`.
+    verbose : bool, default=False
+        If True, print the elapsed time as each step is fitted.
+
+    Returns
+    -------
+    pipeline : PublicFittedPipeline
+        The unfitted pipeline; step names are the lower-cased class names.
+
+    Examples
+    --------
+    >>> from sklearn.decomposition import PCA
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_semiprivate import (
+    ...     SemiPrivateClassifier, make_public_fitted_pipeline)
+    >>> pipe = make_public_fitted_pipeline(
+    ...     StandardScaler(), PCA(n_components=2), SemiPrivateClassifier())
+    >>> [name for name, _ in pipe.steps]
+    ['standardscaler', 'pca', 'semiprivateclassifier']
+    """
+    return PublicFittedPipeline(
+        _name_estimators(steps), fit_on_private=fit_on_private, verbose=verbose
+    )
