@@ -21,15 +21,34 @@ from ..utils._validation import check_positive_real, check_probability, check_re
 
 __all__ = ["multiplicative_weights_update", "project_kappa_dense"]
 
+# With normalize=True, steps eta * losses up to this size are applied as they
+# are (rounding the log weights by at most 2^20 2^-53 = 2^-33); larger ones are
+# first shifted by the smallest loss, which the normalisation cancels. Likewise,
+# log weights up to this size are normalised by logsumexp directly; larger ones
+# are first shifted by their maximum.
+_LARGEST_UNSHIFTED_STEP = 2.0**20
 
-def _check_weights(weights, log_weights, name):
+
+def _check_weights(weights, log_weights, name, *, allow_zero=False):
+    arr = np.asarray(weights)
     if log_weights:
-        arr = np.asarray(weights)
-        if np.issubdtype(arr.dtype, np.floating) and np.isneginf(arr).any():
+        is_float = np.issubdtype(arr.dtype, np.floating)
+        zero = np.isneginf(arr) if is_float else np.zeros(arr.shape, dtype=bool)
+        if not zero.any():
+            return check_real_array(arr, name)
+        if not allow_zero:
             raise ValueError(f"{name} must be finite log weights (no -inf).")
-        return check_real_array(arr, name)
-    arr = check_real_array(weights, name)
-    if np.any(arr <= 0):
+        if zero.all():
+            raise ValueError(f"{name} must have a finite entry (a positive weight).")
+        # A log weight of -inf is a weight of 0: check the others.
+        arr = check_real_array(np.where(zero, 0.0, arr), name)
+        arr[zero] = -np.inf
+        return arr
+    arr = check_real_array(arr, name)
+    if allow_zero:
+        if np.any(arr < 0) or not np.any(arr > 0):
+            raise ValueError(f"{name} must be >= 0, with a positive entry.")
+    elif np.any(arr <= 0):
         raise ValueError(f"{name} must be > 0.")
     return arr
 
@@ -40,12 +59,23 @@ def multiplicative_weights_update(
     """One multiplicative-weights step: ``w_i ← w_i · exp(-eta · losses_i)``.
 
     Computed in log space (``log w_i - eta · losses_i``), so long runs of updates
-    never underflow when ``log_weights=True``.
+    never underflow when ``log_weights=True``. A weight of 0 (log weight
+    ``-inf``) stays 0.
+
+    With ``normalize=True`` the step never overflows and never produces NaN,
+    whatever ``eta`` and the losses. The normalised result does not change when
+    the same constant is subtracted from every loss: when some step
+    ``eta · losses_i`` is above ``2**20`` in absolute value, the smallest loss
+    (over the points of positive weight) is subtracted first, so that every
+    step is ``>= 0``, the points of smallest loss keep their log weights
+    exactly, and a step beyond the float range gives a weight of exactly 0 (its
+    limit). The result always has a positive weight.
 
     Parameters
     ----------
     weights_or_log_weights : array-like of shape (n,)
-        Positive weights, or their logarithms if ``log_weights=True``.
+        Non-negative weights, at least one positive, or their logarithms
+        (``-inf`` for a zero weight) if ``log_weights=True``.
     losses : array-like of shape (n,)
         Finite losses; negative losses (gains) increase a weight.
     eta : float
@@ -61,6 +91,12 @@ def multiplicative_weights_update(
     updated : ndarray of shape (n,)
         Weights (or log weights) after the update.
 
+    Raises
+    ------
+    ValueError
+        With ``normalize=False``, if an updated weight (or log weight) would be
+        above the float range; ``normalize=True`` never raises it.
+
     Examples
     --------
     >>> import numpy as np
@@ -71,20 +107,70 @@ def multiplicative_weights_update(
     ...     [0.0, 0.0], [0.0, 1.0], eta=np.log(3), log_weights=True, normalize=True)
     >>> lw.round(4).tolist()
     [-0.2877, -1.3863]
+    >>> multiplicative_weights_update(
+    ...     [0.5, 0.5, 0.0], [1e300, 0.0, 0.0], eta=1e300, normalize=True).tolist()
+    [0.0, 1.0, 0.0]
     """
-    lw = _check_weights(weights_or_log_weights, log_weights, "weights_or_log_weights")
+    lw = _check_weights(
+        weights_or_log_weights, log_weights, "weights_or_log_weights", allow_zero=True
+    )
     if not log_weights:
-        lw = np.log(lw)
+        with np.errstate(divide="ignore"):
+            lw = np.log(lw)
     losses = check_real_array(losses, "losses")
     if losses.shape != lw.shape:
         raise ValueError(
             f"losses has shape {losses.shape} but the weights have shape {lw.shape}."
         )
     eta = check_positive_real(eta, "eta")
-    out = lw - eta * losses
-    if normalize:
-        out = out - logsumexp(out)
-    return out if log_weights else np.exp(out)
+    positive = ~np.isneginf(lw)
+    # Overflow is detected below, and underflow (a weight below the float range,
+    # hence 0) is the correct result: neither may warn or raise.
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        if normalize:
+            lo = float(losses[positive].min())
+            hi = float(losses[positive].max())
+            # Python floats: eta * ... is inf on overflow, never an error.
+            if eta * max(-lo, hi) <= _LARGEST_UNSHIFTED_STEP:
+                out = lw - eta * losses
+                kept = out[positive]
+                unshifted = not (
+                    np.isnan(kept).any()
+                    or np.isposinf(kept).any()
+                    or np.isneginf(kept).all()
+                )
+            else:
+                unshifted = False
+            if not unshifted:
+                # Steps >= 0 (+inf on overflow: a weight of 0), and 0 for the
+                # points of loss lo, which keep their log weights.
+                out = lw - eta * (losses - lo)
+        else:
+            out = lw - eta * losses
+        out[~positive] = -np.inf
+        if normalize:
+            # A point of positive weight has a finite log weight (of loss lo
+            # if shifted), so the largest is finite. Far from 0, the normaliser
+            # would round away log(n): the largest is subtracted first (exact
+            # for it), then the normaliser of what is left, in [0, log n].
+            top = out.max()
+            if abs(top) > _LARGEST_UNSHIFTED_STEP:
+                out = out - top
+            out = out - logsumexp(out)
+        elif np.isposinf(out).any():
+            raise ValueError(
+                "The updated log weights are above the float range; pass "
+                "normalize=True."
+            )
+        if log_weights:
+            return out
+        weights = np.exp(out)
+    if np.isposinf(weights).any():
+        raise ValueError(
+            "The updated weights are above the float range; pass log_weights=True "
+            "or normalize=True."
+        )
+    return weights
 
 
 def project_kappa_dense(weights, kappa, *, log_weights=False):

@@ -102,11 +102,14 @@ class _QuerySet(ABC):
 
     def answers(self, X, weights=None):
         """Weighted fraction of the rows satisfying each query, in [0, 1]."""
-        if weights is None:
-            weights = np.full(X.shape[0], 1.0 / X.shape[0])
-        else:
-            weights = weights / weights.sum()
-        return np.clip(self.weighted_sums(X, weights), 0.0, 1.0)
+        # A weight far below the others (after many multiplicative updates) may
+        # underflow to 0 here: at float precision it carries no mass.
+        with np.errstate(under="ignore"):
+            if weights is None:
+                weights = np.full(X.shape[0], 1.0 / X.shape[0])
+            else:
+                weights = weights / weights.sum()
+            return np.clip(self.weighted_sums(X, weights), 0.0, 1.0)
 
 
 def packed_labels(query_set, X):

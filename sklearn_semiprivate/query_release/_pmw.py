@@ -27,13 +27,19 @@ every answer (a fraction of the ``n`` rows) has sensitivity ``1 / n``.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import math
+import sys
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import logsumexp
 
 from ..accounting import PrivacyCost, compose_advanced
-from ..mechanisms import LaplaceMechanism, exponential_mechanism, permute_and_flip
+from ..mechanisms import (
+    LaplaceMechanism,
+    exponential_mechanism,
+    multiplicative_weights_update,
+    permute_and_flip,
+)
 from ..utils._validation import (
     check_delta,
     check_epsilon,
@@ -63,6 +69,22 @@ SELECTION_SHARE = 0.5
 # Every this many updates the synthetic answers are recomputed from the weights,
 # so incremental updates do not accumulate rounding.
 _REFRESH_EVERY = 64
+# The incremental answer update (see WeightedSupport) divides by
+# D = 1 + (e^f - 1) a_i, which multiplies the rounding error of the cached
+# answers by up to 1/D (D < 1 when f < 0; at a_i near 1 the numerator cancels
+# too). It is used only while the product of these factors since the answers
+# were last recomputed stays at most _MAX_ERROR_AMPLIFICATION (each of at most
+# _REFRESH_EVERY = 2^6 updates adds a few ulps, grown by at most 2^10: an error
+# of order 2^-34 at worst, 4.6e-11 in the tests' worst case), and
+# while f is at most _MAX_INCREMENTAL_EXPONENT (so e^f is finite and the mass of
+# points whose weights underflowed to 0, below 2^-1074 each, stays below
+# 2^-335 after the update); otherwise the answers are recomputed from the
+# log-weights.
+_MAX_ERROR_AMPLIFICATION = 2.0**10
+_MAX_INCREMENTAL_EXPONENT = 512.0
+# MWEM's learning rate on fractions: x <- x exp(q (m - q(x)) / 2) (Hardt,
+# Ligett & McSherry 2012).
+MWEM_LEARNING_RATE = 0.5
 
 
 def zcdp_to_approx_dp(rho, delta):
@@ -375,13 +397,22 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
 class WeightedSupport:
     """A distribution over a finite public support, with the answers it gives.
 
-    Keeps log-weights (so long runs of updates never underflow) and the answers
-    of every query of ``query_set`` on the current distribution, updated
-    incrementally: multiplying the weights of the points satisfying query ``i``
-    by ``exp(f)`` changes answer ``a_q`` to
+    Keeps normalised log-weights (so long runs of updates never underflow, and a
+    single update, however large, never overflows: see
+    :func:`~sklearn_semiprivate.mechanisms.multiplicative_weights_update`) and
+    the answers of every query of ``query_set`` on the current distribution,
+    updated incrementally: multiplying the weights of the points satisfying
+    query ``i`` by ``exp(f)`` changes answer ``a_q`` to
     ``(a_q + (e^f - 1) b_q) / (1 + (e^f - 1) a_i)``, where ``b_q`` is the mass of
     the points satisfying both ``q`` and ``i``: an evaluation on those points
-    only. Everything here is public (post-processing of released values).
+    only. For ``f < 0`` the division by ``1 + (e^f - 1) a_i < 1`` multiplies the
+    rounding error of the cached answers, and for ``a_i`` near 1 the formula
+    cancels (at ``f`` below about -37 and ``a_i = 1`` it divides 0 by 0); above
+    ``f ≈ 709.8``, ``e^f`` overflows. So the answers are recomputed from the
+    log-weights instead when the error growth since they were last recomputed
+    would pass ``_MAX_ERROR_AMPLIFICATION``, when ``f`` is above
+    ``_MAX_INCREMENTAL_EXPONENT``, and every ``_REFRESH_EVERY`` updates.
+    Everything here is public (post-processing of released values).
     """
 
     def __init__(self, query_set, points, init_weights=None):
@@ -390,36 +421,69 @@ class WeightedSupport:
         if init_weights is None:
             self.log_weights = np.zeros(points.shape[0])
         else:
-            self.log_weights = np.log(init_weights)
-        self.log_weights -= logsumexp(self.log_weights)
+            # A zero initial weight (log -inf) is a point the distribution never
+            # puts mass on.
+            with np.errstate(divide="ignore"):
+                self.log_weights = np.log(init_weights)
+        with np.errstate(under="ignore"):
+            self.log_weights -= logsumexp(self.log_weights)
         self._n_updates = 0
         self.refresh()
 
     @property
     def weights(self):
         """Normalised weights, shape (n_points,)."""
-        return np.exp(self.log_weights)
+        # Weights below the float range are 0; the largest is >= 1/n_points.
+        with np.errstate(under="ignore"):
+            return np.exp(self.log_weights)
 
     def refresh(self):
         """Recompute every answer from the weights."""
-        self.answers = self.query_set.weighted_sums(self.points, self.weights)
+        with np.errstate(under="ignore"):
+            self.answers = self.query_set.weighted_sums(self.points, self.weights)
+        # Bound on the growth of the rounding error of the cached answers.
+        self._amplification = 1.0
 
     def update(self, i, factor):
-        """Multiply the weights of the points satisfying query ``i`` by exp(factor)."""
+        """Multiply the weights of the points of query ``i`` by ``exp(factor)``.
+
+        Then renormalise. ``factor`` is any number but NaN (``eta`` times a
+        noisy measurement minus the current answer can be far outside
+        ``[-1, 1]``); at ``±inf`` (a product beyond the float range) its limit is
+        taken: all the mass moves on or off the points of query ``i``.
+        """
+        factor = float(factor)
+        if math.isnan(factor):
+            raise ValueError("factor must not be NaN.")
         mask = self.query_set.mask(i, self.points)
         if not mask.any() or factor == 0.0:
             return
-        w = self.weights
-        g = math.expm1(factor)
-        b = self.query_set.weighted_sums(self.points[mask], w[mask])
-        a_i = float(w[mask].sum())
-        self.log_weights[mask] += factor
-        self.log_weights -= logsumexp(self.log_weights)
+        incremental = factor <= _MAX_INCREMENTAL_EXPONENT
+        if incremental:
+            w = self.weights
+            g = math.expm1(factor)
+            a_i = float(w[mask].sum())
+            denominator = 1.0 + g * a_i
+            # amplification / min(D, 1) <= the largest, without dividing by D.
+            shrink = min(denominator, 1.0)
+            incremental = self._amplification <= _MAX_ERROR_AMPLIFICATION * shrink
+        if incremental:
+            self._amplification /= shrink
+            with np.errstate(under="ignore"):
+                b = self.query_set.weighted_sums(self.points[mask], w[mask])
+        # Log-weights: + factor on the mask (exactly: lw - |f| (-sign f)), then
+        # normalised; an infinite factor is the largest float (the same limit).
+        step = min(abs(factor), sys.float_info.max)
+        losses = np.where(mask, -1.0 if factor > 0 else 1.0, 0.0)
+        self.log_weights = multiplicative_weights_update(
+            self.log_weights, losses, step, log_weights=True, normalize=True
+        )
         self._n_updates += 1
-        if self._n_updates % _REFRESH_EVERY == 0:
-            self.refresh()
+        if incremental and self._n_updates % _REFRESH_EVERY != 0:
+            with np.errstate(under="ignore"):
+                self.answers = (self.answers + g * b) / denominator
         else:
-            self.answers = (self.answers + g * b) / (1.0 + g * a_i)
+            self.refresh()
 
 
 def above_threshold(values, threshold, epsilon, sensitivity, rng):
@@ -571,6 +635,10 @@ def mwem_rounds(
             # Laplace mechanism, sensitivity 1/n.
             measured = laplace.sample(true_answers[i], random_state=rng)
         # MWEM update (Hardt, Ligett & McSherry 2012): x <- x exp(q (m - q(x)) / 2).
-        support.update(i, 0.5 * (measured - support.answers[i]))
+        # The measurement is used as drawn, as in MWEM. Clipping it to [0, 1]
+        # (post-processing: no privacy cost) would change the release of every
+        # run with a measurement outside [0, 1]. With noise large against 1/n
+        # the exponent can be large: WeightedSupport.update works in log space.
+        support.update(i, MWEM_LEARNING_RATE * (measured - support.answers[i]))
         selected[r] = i
     return selected
