@@ -192,7 +192,7 @@ class PublicAssistedQueryRelease(BaseEstimator):
     ...     PublicAssistedQueryRelease, ThresholdQueries)
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(20000, 1))
-    >>> X_pub = rng.normal(size=(50, 1))
+    >>> X_pub = rng.normal(size=(200, 1))
     >>> queries = ThresholdQueries(np.linspace(-2, 2, 9))
     >>> qr = PublicAssistedQueryRelease(queries, epsilon=1.0, alpha=0.1,
     ...                                 random_state=0)

@@ -67,14 +67,17 @@ def test_public_labels_as_prior_and_as_label_set():
     y_pub = (X_pub[:, 1] > 0.2).astype(int)
     Xt, yt, _ = make_data(seed=5)
     with_labels, without = [], []
-    for seed in range(20):
-        # Public labels also give the label set: no classes=, no leak warning.
-        clf = SemiPrivateClassifier(epsilon=0.5, random_state=seed)
-        clf.fit(X, y, X_public=PublicData(X_pub, y_pub))
-        assert clf.classes_.tolist() == [0, 1]
-        with_labels.append(clf.score(Xt, yt))
-        clf = SemiPrivateClassifier(epsilon=0.5, classes=[0, 1], random_state=seed)
-        without.append(clf.fit(X, y, X_public=PublicData(X_pub)).score(Xt, yt))
+    # Seeded noise: with fresh noise the mean of 20 fits with labels is below
+    # 0.95 in about 2 % of runs (measured: single-fit mean 0.967, sd 0.037).
+    with reproducible_noise():
+        for seed in range(20):
+            # Public labels also give the label set: no classes=, no leak warning.
+            clf = SemiPrivateClassifier(epsilon=0.5, random_state=seed)
+            clf.fit(X, y, X_public=PublicData(X_pub, y_pub))
+            assert clf.classes_.tolist() == [0, 1]
+            with_labels.append(clf.score(Xt, yt))
+            clf = SemiPrivateClassifier(epsilon=0.5, classes=[0, 1], random_state=seed)
+            without.append(clf.fit(X, y, X_public=PublicData(X_pub)).score(Xt, yt))
     # 100 labeled public rows weigh like 100 more private rows in the score.
     assert np.mean(with_labels) > 0.95 > np.mean(without)
 
