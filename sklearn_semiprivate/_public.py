@@ -77,6 +77,23 @@ def _feature_names(X):
     return np.asarray([str(c) for c in cols], dtype=object)
 
 
+def warn_raw_public_array(stacklevel):
+    """Warn that a raw-array ``X_public`` may be sliced by cross-validation.
+
+    Raised for every raw array, whatever its length: a warning that fired only
+    when the public set is as long as the private X would depend on the private
+    row count.
+    """
+    warnings.warn(
+        "X_public is a raw array; scikit-learn's cross-validation and search "
+        "tools slice an array as long as X per fold, together with X. Wrap it "
+        "as X_public=PublicData(X_pub) to keep it whole (and silence this "
+        "warning).",
+        PublicDataWarning,
+        stacklevel=stacklevel,
+    )
+
+
 def check_public_data(
     X_public,
     y_public=None,
@@ -224,16 +241,7 @@ def check_public_data(
                     f"classes={np.asarray(classes).tolist()}."
                 )
     if raw:
-        # Whatever its length: a warning that fired only when the public set is
-        # as long as the private X would depend on the private row count.
-        warnings.warn(
-            "X_public is a raw array; scikit-learn's cross-validation and search "
-            "tools slice an array as long as X per fold, together with X. Wrap it "
-            "as X_public=PublicData(X_pub) to keep it whole (and silence this "
-            "warning).",
-            PublicDataWarning,
-            stacklevel=3,
-        )
+        warn_raw_public_array(stacklevel=4)
     return Xp, yp
 
 

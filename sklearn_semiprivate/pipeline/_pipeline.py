@@ -27,8 +27,8 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._public import PublicData
-from ..exceptions import PrivacyLeakWarning, PublicDataWarning
+from .._public import PublicData, warn_raw_public_array
+from ..exceptions import PrivacyLeakWarning
 from ..utils._sklearn_compat import (
     StrOptions,
     _BaseComposition,
@@ -116,15 +116,7 @@ def _unwrap_public(X_public, y_public):
         y_public = X_public.y if X_public.y is not None else y_public
         X_public = X_public.X
     elif X_public is not None:
-        # Whatever its length: see check_public_data.
-        warnings.warn(
-            "X_public is a raw array; scikit-learn's cross-validation and search "
-            "tools slice an array as long as X per fold, together with X. Wrap it "
-            "as X_public=PublicData(X_pub) to keep it whole (and silence this "
-            "warning).",
-            PublicDataWarning,
-            stacklevel=4,
-        )
+        warn_raw_public_array(stacklevel=5)
     if X_public is None and y_public is not None:
         raise ValueError("y_public was given without X_public.")
     return X_public, y_public
