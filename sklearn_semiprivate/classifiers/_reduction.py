@@ -26,7 +26,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._base import check_private_labels, prepare_fit_data
+from ._base import prepare_fit_data
 
 __all__ = ["PublicDataReduction", "priv_samp", "pub_samp"]
 
@@ -237,8 +237,10 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
             self, X, y, None, None, classes=self.classes, n_public=None, rng=None
         )
         X, y, classes = data.X, data.y, data.classes
-        # No ledger of its own: the wrapped learner charges its fit.
-        check_private_labels(y, classes)
+        # Labels outside `classes` are not checked here: the check's question
+        # is chosen by a parameter, and this reduction has no ledger to charge
+        # first, so it would answer for free. The wrapped learner checks the
+        # rows PrivSamp keeps, after charging its own ledger.
         sampler = self.dummy_sampler or _standard_normal_sampler
         # PrivSamp's coins and dummies decide where the real rows sit in the
         # learner's private sample: privacy noise, fresh on every fit. PubSamp's
