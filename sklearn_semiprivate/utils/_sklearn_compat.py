@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import (
     Interval,
     StrOptions,
 )
+from sklearn.utils import _safe_indexing
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import validate_data
 
@@ -23,5 +24,6 @@ __all__ = [
     "_BaseComposition",
     "_fit_context",
     "_name_estimators",
+    "_safe_indexing",
     "validate_data",
 ]

@@ -1,0 +1,22 @@
+"""Private model selection: hyper-parameter search with a guarantee.
+
+:class:`PrivateParameterSearch` selects on public labeled rows (free) or by
+random stopping on a private validation split (Liu & Talwar 2019), charging its
+whole cost before any fit. The selection primitives are pure functions.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from ._search import PrivateParameterSearch
+from ._selection import (
+    random_stopping_cost,
+    random_stopping_number_of_runs,
+    random_stopping_output_distribution,
+)
+
+__all__ = [
+    "PrivateParameterSearch",
+    "random_stopping_cost",
+    "random_stopping_number_of_runs",
+    "random_stopping_output_distribution",
+]

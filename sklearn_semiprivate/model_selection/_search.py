@@ -1,0 +1,654 @@
+"""PrivateParameterSearch: hyper-parameter selection with a guarantee.
+
+``GridSearchCV`` on private data releases exact validation scores, and a
+``best_params_`` chosen from them, outside any guarantee. This search selects
+in one of two ways, both with a cost known before any fit:
+
+* **public validation**: every candidate is fitted once on the private rows
+  (each fit charged; basic composition) and scored on public labeled rows;
+  the selection reads nothing private, so it is free.
+* **random stopping** (Liu & Talwar 2019, Theorem 3.4; see ``_selection.py``):
+  a secret geometric number of runs, each drawing a candidate at random,
+  fitting it on a private training split and scoring it with Laplace noise on
+  the disjoint private validation split; only the best run is released. The
+  total is ``3 x`` one run's cost, not a sum over the grid.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.model_selection import ParameterGrid, ParameterSampler
+from sklearn.utils import check_consistent_length, indexable
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from .._public import PublicData
+from ..accounting import PrivacyAccountant, PrivacyCost, compose_basic
+from ..accounting._reservation import reserve_budget
+from ..mechanisms import LaplaceMechanism
+from ..pipeline._pipeline import _unwrap_public
+from ..utils._rng import check_rng, noise_rng, public_seed
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _fit_context,
+    _safe_indexing,
+)
+from ._selection import random_stopping_cost, random_stopping_number_of_runs
+
+__all__ = ["PrivateParameterSearch"]
+
+
+class _CostProbeStop(Exception):
+    """Raised by the probe ledger at the reservation, before any private read."""
+
+
+class _CostProbe(PrivacyAccountant):
+    """A ledger that records the first reservation and stops the fit there.
+
+    Every estimator of this package validates its inputs and builds its public
+    side, then reserves its whole cost before its first private read
+    (``reserve_budget``). Fitting a candidate against this ledger therefore
+    reads nothing private beyond the input format, and returns the candidate's
+    exact cost as the estimator itself computes it, or the error that its
+    parameters meet on this data, before the search charges anything.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.cost = None
+
+    def check(self, epsilon, delta=0.0):
+        return None
+
+    def spend(self, epsilon, delta=0.0, *, source=None):
+        self.cost = PrivacyCost(float(epsilon), float(delta))
+        raise _CostProbeStop
+
+
+def _accountant_keys(estimator):
+    """Names of every ``accountant`` parameter of ``estimator``, nested ones too."""
+    return sorted(
+        key
+        for key in estimator.get_params(deep=True)
+        if key == "accountant" or key.endswith("__accountant")
+    )
+
+
+def _with_accountant(estimator, params, accountant):
+    """A clone with ``params`` set and every ledger replaced by ``accountant``.
+
+    The parameter values are cloned too (as ``GridSearchCV`` does), so that
+    runs never share a mutable hypothesis class or final estimator.
+    """
+    est = clone(estimator).set_params(**clone(params, safe=False))
+    keys = _accountant_keys(est)
+    if keys:
+        est.set_params(**dict.fromkeys(keys, accountant))
+    return est
+
+
+def _describe(params):
+    return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())) or "(defaults)"
+
+
+def _probe_cost(estimator, params, X, y, fit_params):
+    """The cost ``estimator`` with ``params`` would reserve on this data.
+
+    Its errors are raised here, once, naming the candidate, before the search
+    reserves anything. Warnings are returned, to be shown once.
+    """
+    probe = _CostProbe()
+    est = _with_accountant(estimator, params, probe)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            est.fit(X, y, **fit_params)
+        except _CostProbeStop:
+            pass
+        except Exception as exc:
+            raise type(exc)(
+                f"The candidate {_describe(params)} cannot be fitted on this data "
+                f"(checked before any budget was spent): {exc}"
+            ) from exc
+    if probe.cost is None:
+        raise TypeError(
+            "PrivateParameterSearch needs an estimator of this package that "
+            "charges an `accountant` before its first private read, so that its "
+            f"cost is known before any fit; {type(estimator).__name__} with "
+            f"{_describe(params)} completed a fit without reserving any budget."
+        )
+    return probe.cost, caught
+
+
+def _fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params):
+    """One run: fit on the training split, count correct validation predictions.
+
+    Warnings are silenced: the probe already showed the public ones once, and a
+    run must not print anything that could depend on its private rows.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator.fit(X_train, y_train, **fit_params)
+        correct = int(np.sum(np.asarray(estimator.predict(X_val)) == y_val))
+    return estimator, correct
+
+
+def _fit_only(estimator, X, y, fit_params):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return estimator.fit(X, y, **fit_params)
+
+
+def _best_has(method):
+    def check(self):
+        if hasattr(self, "best_estimator_"):
+            return hasattr(self.best_estimator_, method)
+        return hasattr(self.estimator, method)
+
+    return check
+
+
+class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
+    """Hyper-parameter search whose selection is private, at a cost known upfront.
+
+    Two ways to select, both charging the ledger **once, for the whole search,
+    before any fit**:
+
+    * ``selection="public"``: each candidate is fitted once on all the private
+      rows and scored on **public labeled** rows. The fits are charged (their
+      costs add up); the selection reads no private row, so it is free.
+    * ``selection="random_stopping"``: the private rows are split (secretly) into
+      training and validation parts. A run draws a candidate uniformly at
+      random, fits it on the training part, and counts its correct predictions
+      on the validation part, released with Laplace noise. The number of runs
+      is secret and geometric with mean ``n_runs``; only the best run is
+      released. Total cost: ``3 x`` the cost of one run (Liu & Talwar 2019,
+      Thm 3.4), plus one refit, whatever the number of candidates.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A classifier of this package (or a
+        :class:`~sklearn_semiprivate.PublicFittedPipeline` ending in one) that
+        reserves its cost on an ``accountant`` before its first private read.
+    param_distributions : dict or list of dicts
+        Candidates, as for :class:`~sklearn.model_selection.RandomizedSearchCV`:
+        lists (a grid) or scipy distributions. A grid of lists gives every
+        combination; otherwise ``n_candidates`` are drawn (public-side, from
+        ``random_state``).
+    n_candidates : int, default=None
+        How many candidates to draw from ``param_distributions``; None takes the
+        whole grid when every value is a list, else 10.
+    selection : {"auto", "public", "random_stopping"}, default="auto"
+        ``"auto"`` is ``"public"`` when public labels are given, else
+        ``"random_stopping"``.
+    validation_fraction : float, default=0.2
+        Random stopping only: the share of private rows held out for scoring.
+    n_runs : float, default=None
+        Random stopping only: the expected number of runs, ``>= 1`` (the stopping
+        probability is ``1 / n_runs``). More runs cost time, not privacy. None
+        uses the number of candidates.
+    score_epsilon : float, default=None
+        Random stopping only: epsilon of the Laplace noise on each run's
+        validation count (sensitivity 1). None uses the largest candidate
+        epsilon, which is free: training and validation rows are disjoint, so
+        a run costs the larger of the two, not their sum.
+    refit : bool, default=True
+        Random stopping only. True refits the winner on all the private rows
+        (one more fit, charged upfront at the largest candidate cost). False
+        keeps the winning run's model, fitted on the training part, at no extra
+        cost. With public selection the winner is already fitted on every
+        private row and nothing is refitted.
+    accountant : PrivacyAccountant, default=None
+        Ledger charged the search's whole cost before any fit. An accountant
+        set on ``estimator`` itself is used when this one is None (two
+        different ledgers are an error); the candidates' own fits are then not
+        charged again.
+    n_jobs : int, default=None
+        Parallel fits (joblib). The total is reserved before dispatch, and the
+        fits charge no ledger, so any backend is safe.
+    verbose : int, default=0
+        Print the stages of the search (public information only: never the
+        number of runs nor a score before the end).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the public side only: which candidates are drawn from
+        distributions. The split, the number of runs, the candidate of each
+        run and the score noise are privacy noise, fresh on every fit.
+
+    Attributes
+    ----------
+    best_estimator_ : estimator
+        The selected candidate, fitted.
+    best_params_ : dict
+        Its parameters.
+    best_index_ : int
+        Its index in ``cv_results_["params"]``.
+    best_score_ : float
+        Its accuracy: on the public labeled rows (exact) or on the private
+        validation part (noisy, clipped to ``[0, 1]``).
+    cv_results_ : dict of arrays
+        One entry per candidate, DP quantities only: ``params``,
+        ``param_<name>``, ``cost_epsilon``, ``cost_delta`` (public),
+        ``selected``, and ``mean_test_score``. With public selection every
+        candidate has its exact public score and ``rank_test_score``; with
+        random stopping only the winner has a (noisy) score, the others NaN:
+        which candidates ran, and their scores, are not covered by the
+        guarantee and are not released.
+    selection_ : str
+        ``"public"`` or ``"random_stopping"``.
+    privacy_spent_ : PrivacyCost
+        The search's whole cost, as reserved.
+    classes_ : ndarray of shape (n_classes,)
+        The winner's classes.
+    n_features_in_ : int
+        Number of features seen by the winner.
+
+    See Also
+    --------
+    sklearn_semiprivate.display.PrivacyUtilityDisplay : accuracy against
+        epsilon, which is what a grid over ``epsilon`` usually means to ask.
+
+    Notes
+    -----
+    **Privacy.** Replace-one neighbours (the number of private rows is treated
+    as public, so the validation size is too). *Public selection*: the
+    candidates' fits compose (basic composition) and the scores on public rows
+    are post-processing. *Random stopping*: the split is a secret permutation
+    independent of the data, so a changed row is in exactly one part; a run is
+    then ``max(eps_fit, eps_score)``-DP (the fit is ``eps_fit``-DP in the
+    training part, the count of correct validation predictions has
+    sensitivity 1), and the best of a secret geometric number of such runs is
+    ``3 max(eps_fit, eps_score)``-DP (Liu & Talwar 2019, Theorem 3.4), which
+    needs pure-DP candidates. The refit adds the largest candidate cost. The
+    number of runs, the runs' candidates and their scores stay secret; the
+    wall-clock time of ``fit`` grows with the number of runs, a side channel
+    outside the model.
+
+    **A grid over epsilon.** Selection then prefers the largest epsilon, and
+    the search costs three times the largest; it answers "which candidate is
+    best", not "what does each epsilon buy". For the privacy-utility curve,
+    use :class:`~sklearn_semiprivate.display.PrivacyUtilityDisplay`.
+
+    References
+    ----------
+    J. Liu, K. Talwar. Private Selection from Private Candidates. STOC 2019.
+    N. Papernot, T. Steinke. Hyperparameter Tuning with Renyi Differential
+    Privacy. ICLR 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate import PublicData, SemiPrivateClassifier
+    >>> from sklearn_semiprivate.model_selection import PrivateParameterSearch
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(2000, 3))
+    >>> y = (X[:, 1] > 0.6).astype(int)
+    >>> X_pub = rng.uniform(size=(100, 3))
+    >>> search = PrivateParameterSearch(
+    ...     SemiPrivateClassifier(classes=[0, 1]),
+    ...     {"hypothesis_class": ["stumps", "partition"], "epsilon": [0.5]},
+    ... )
+    >>> search = search.fit(X, y, X_public=PublicData(X_pub))
+    >>> search.selection_, search.privacy_spent_
+    ('random_stopping', PrivacyCost(epsilon=2.0, delta=0.0))
+    """
+
+    __metadata_request__fit = {"X_public": True, "y_public": True}
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "param_distributions": [dict, list],
+        "n_candidates": [Interval(Integral, 1, None, closed="left"), None],
+        "selection": [StrOptions({"auto", "public", "random_stopping"})],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "n_runs": [Interval(Real, 1, None, closed="left"), None],
+        "score_epsilon": [Interval(Real, 0, None, closed="neither"), None],
+        "refit": ["boolean"],
+        "accountant": [PrivacyAccountant, None],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        param_distributions,
+        *,
+        n_candidates=None,
+        selection="auto",
+        validation_fraction=0.2,
+        n_runs=None,
+        score_epsilon=None,
+        refit=True,
+        accountant=None,
+        n_jobs=None,
+        verbose=0,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.param_distributions = param_distributions
+        self.n_candidates = n_candidates
+        self.selection = selection
+        self.validation_fraction = validation_fraction
+        self.n_runs = n_runs
+        self.score_epsilon = score_epsilon
+        self.refit = refit
+        self.accountant = accountant
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.random_state = random_state
+
+    # --- public-side preparation -------------------------------------------
+
+    def _candidates(self):
+        """The candidate list: public, from the parameters and ``random_state``."""
+        dists = self.param_distributions
+        grids = dists if isinstance(dists, list) else [dists]
+        if not grids or not all(isinstance(g, dict) for g in grids):
+            raise TypeError("param_distributions must be a dict or a list of dicts.")
+        all_lists = all(not hasattr(v, "rvs") for g in grids for v in g.values())
+        if all_lists and self.n_candidates is None:
+            candidates = list(ParameterGrid(dists))
+        else:
+            n = 10 if self.n_candidates is None else self.n_candidates
+            seed = public_seed(check_rng(self.random_state))
+            candidates = list(ParameterSampler(dists, n, random_state=seed))
+        if not candidates:
+            raise ValueError("param_distributions gives no candidate.")
+        return candidates
+
+    def _ledger(self):
+        """The one ledger to charge: this search's, or the estimator's."""
+        inner = self.estimator.get_params(deep=True)
+        found = {
+            id(v): v
+            for k, v in inner.items()
+            if (k == "accountant" or k.endswith("__accountant")) and v is not None
+        }
+        if self.accountant is not None:
+            found[id(self.accountant)] = self.accountant
+        if len(found) > 1:
+            raise ValueError(
+                "The search and its estimator hold different accountants; give "
+                "one ledger, as PrivateParameterSearch(accountant=...)."
+            )
+        return next(iter(found.values()), None)
+
+    def _log(self, message):
+        if self.verbose:
+            print(f"[PrivateParameterSearch] {message}", flush=True)
+
+    # --- fit ----------------------------------------------------------------
+
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, X_public=None, y_public=None):
+        """Select a candidate privately and fit it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Private rows (protected). DataFrames are passed to the candidates
+            as they are.
+        y : array-like of shape (n_samples,)
+            Private labels (protected).
+        X_public : PublicData or array-like, default=None
+            Public rows, passed to every candidate. Public labels (in
+            ``PublicData(X_pub, y_pub)`` or ``y_public``) are used for public
+            selection only: the candidates get the public rows unlabeled, so
+            that they are not scored on labels they were fitted on.
+        y_public : array-like of shape (n_public,), default=None
+            Public labels when ``X_public`` is a raw array.
+
+        Returns
+        -------
+        self : object
+        """
+        X, y = indexable(X, y)
+        check_consistent_length(X, y)
+        y = np.asarray(y)
+        check_classification_targets(y)
+        X_pub, y_pub = _unwrap_public(X_public, y_public)
+        selection = self.selection
+        if selection == "auto":
+            selection = "public" if y_pub is not None else "random_stopping"
+        if selection == "public" and y_pub is None:
+            raise ValueError(
+                "selection='public' needs public labels: pass "
+                "X_public=PublicData(X_pub, y_pub)."
+            )
+        fit_params = {} if X_pub is None else {"X_public": PublicData(X_pub)}
+        candidates = self._candidates()
+        ledger = self._ledger()
+
+        # Every candidate's cost, and every error its parameters meet on this
+        # data, before anything is charged (reads the input format only).
+        self._log(f"checking {len(candidates)} candidates (no private read)")
+        costs, shown = [], set()
+        for params in candidates:
+            cost, caught = _probe_cost(self.estimator, params, X, y, fit_params)
+            costs.append(cost)
+            for w in caught:
+                key = (w.category, str(w.message))
+                if key not in shown:
+                    shown.add(key)
+                    warnings.warn(w.message, w.category, stacklevel=2)
+        if selection == "public":
+            total = compose_basic(costs)
+        else:
+            total, score_epsilon = self._random_stopping_total(costs, len(y))
+        self._log(f"reserving the whole search's cost {total}")
+        reserve_budget(ledger, total, self)
+
+        if selection == "public":
+            self._fit_public(candidates, X, y, fit_params, X_pub, np.asarray(y_pub))
+        else:
+            self._fit_random_stopping(candidates, X, y, fit_params, score_epsilon)
+        self.selection_ = selection
+        self.privacy_spent_ = total
+        self.cv_results_["cost_epsilon"] = np.array([c.epsilon for c in costs])
+        self.cv_results_["cost_delta"] = np.array([c.delta for c in costs])
+        self.best_params_ = candidates[self.best_index_]
+        self._log("done")
+        return self
+
+    def _random_stopping_total(self, costs, n_samples):
+        """Liu & Talwar's total, plus the refit; all from public quantities."""
+        if n_samples < 2:
+            raise ValueError(
+                "Random stopping splits the private rows into training and "
+                f"validation parts and needs at least 2 rows, got {n_samples}."
+            )
+        if any(c.delta > 0 for c in costs):
+            raise ValueError(
+                "Random stopping needs pure-DP candidates (delta=0); some "
+                "candidates cost delta > 0. Use selection='public' with public "
+                "labeled rows."
+            )
+        fit_epsilon = max(c.epsilon for c in costs)
+        score_epsilon = (
+            fit_epsilon if self.score_epsilon is None else float(self.score_epsilon)
+        )
+        # Parallel composition over the disjoint split: a run is
+        # max(eps_fit, eps_score)-DP; random stopping triples it (Thm 3.4).
+        total = random_stopping_cost(PrivacyCost(max(fit_epsilon, score_epsilon)))
+        if self.refit:
+            total = compose_basic([total, PrivacyCost(fit_epsilon)])
+        return total, score_epsilon
+
+    def _fit_public(self, candidates, X, y, fit_params, X_pub, y_pub):
+        """Fit every candidate on all private rows; score on public labels."""
+        self._log(f"fitting {len(candidates)} candidates on the private rows")
+        fitted = Parallel(n_jobs=self.n_jobs)(
+            delayed(_fit_only)(
+                _with_accountant(self.estimator, params, None), X, y, fit_params
+            )
+            for params in candidates
+        )
+        # Post-processing: the fitted candidates scored on public rows.
+        scores = np.array([est.score(X_pub, y_pub) for est in fitted])
+        self.best_index_ = int(np.argmax(scores))
+        self.best_score_ = float(scores[self.best_index_])
+        self.best_estimator_ = fitted[self.best_index_]
+        ranks = np.empty(len(scores), dtype=np.int32)
+        ranks[np.argsort(-scores, kind="stable")] = np.arange(1, len(scores) + 1)
+        self.cv_results_ = self._results(candidates, scores)
+        self.cv_results_["rank_test_score"] = ranks
+
+    def _fit_random_stopping(self, candidates, X, y, fit_params, score_epsilon):
+        """Liu & Talwar's Algorithm 2 on a secret training/validation split."""
+        rng = noise_rng(self.random_state)
+        n = len(y)
+        n_val = min(max(1, round(self.validation_fraction * n)), n - 1)
+        # Secret, data-independent split: a changed row is in exactly one part.
+        perm = rng.permutation(n)
+        val, train = perm[:n_val], perm[n_val:]
+        X_tr, y_tr = _safe_indexing(X, train), y[train]
+        X_val, y_val = _safe_indexing(X, val), y[val]
+        expected = len(candidates) if self.n_runs is None else self.n_runs
+        # Secret number of runs and secret candidates: neither is released.
+        n_runs = random_stopping_number_of_runs(1.0 / expected, rng)
+        picks = rng.integers(len(candidates), size=n_runs)
+        self._log(
+            f"random stopping: {expected:g} runs expected (the number is secret), "
+            f"{n - n_val} training and {n_val} validation rows"
+        )
+        # Sensitivity 1 (replace-one): the model is fixed by the training part,
+        # and one validation row changes the count of correct predictions by
+        # at most 1.
+        laplace = LaplaceMechanism(score_epsilon, sensitivity=1.0)
+        best = (-np.inf, None, None)
+        batch = max(2 * abs(self.n_jobs or 1), 8)
+        for start in range(0, n_runs, batch):
+            chunk = picks[start : start + batch]
+            results = Parallel(n_jobs=self.n_jobs)(
+                delayed(_fit_and_count)(
+                    _with_accountant(self.estimator, candidates[c], None),
+                    X_tr,
+                    y_tr,
+                    X_val,
+                    y_val,
+                    fit_params,
+                )
+                for c in chunk
+            )
+            for c, (est, correct) in zip(chunk, results):
+                noisy = laplace.sample(float(correct), random_state=rng)
+                if noisy > best[0]:
+                    best = (noisy, int(c), est)
+        noisy_count, index, winner = best
+        self.best_index_ = index
+        self.best_score_ = float(np.clip(noisy_count / n_val, 0.0, 1.0))
+        if self.refit:
+            self._log("refitting the winner on all private rows")
+            start = time.perf_counter()
+            winner = _fit_only(
+                _with_accountant(self.estimator, candidates[index], None),
+                X,
+                y,
+                fit_params,
+            )
+            self.refit_time_ = time.perf_counter() - start
+        self.best_estimator_ = winner
+        scores = np.full(len(candidates), np.nan)
+        scores[index] = self.best_score_
+        self.cv_results_ = self._results(candidates, scores)
+
+    def _results(self, candidates, scores):
+        results = {"params": candidates}
+        names = sorted({k for p in candidates for k in p})
+        for name in names:
+            column = np.ma.MaskedArray(
+                np.empty(len(candidates), dtype=object),
+                mask=[name not in p for p in candidates],
+            )
+            for i, p in enumerate(candidates):
+                if name in p:
+                    column[i] = p[name]
+            results[f"param_{name}"] = column
+        results["mean_test_score"] = scores
+        results["selected"] = np.arange(len(candidates)) == self.best_index_
+        return results
+
+    # --- delegation ------------------------------------------------------------
+
+    @property
+    def classes_(self):
+        """The winner's classes."""
+        check_is_fitted(self)
+        return self.best_estimator_.classes_
+
+    @property
+    def n_features_in_(self):
+        """Number of features seen by the winner."""
+        check_is_fitted(self)
+        return self.best_estimator_.n_features_in_
+
+    @property
+    def feature_names_in_(self):
+        """Feature names seen by the winner (when X had string column names)."""
+        check_is_fitted(self)
+        return self.best_estimator_.feature_names_in_
+
+    def predict(self, X):
+        """Predict with the selected, fitted candidate (post-processing).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    @available_if(_best_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities of the selected candidate (post-processing).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.predict_proba(X)
+
+    @available_if(_best_has("decision_function"))
+    def decision_function(self, X):
+        """Decision function of the selected candidate (post-processing).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        scores : ndarray
+        """
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        sub = self.estimator.__sklearn_tags__()
+        tags.input_tags.allow_nan = sub.input_tags.allow_nan
+        tags.input_tags.string = getattr(sub.input_tags, "string", False)
+        return tags
