@@ -24,10 +24,10 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid, ParameterSampler
-from sklearn.utils import check_consistent_length, indexable
+from sklearn.utils import check_array, check_consistent_length, indexable
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost, compose_basic
@@ -354,8 +354,10 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         """The candidate list: public, from the parameters and ``random_state``."""
         dists = self.param_distributions
         grids = dists if isinstance(dists, list) else [dists]
-        if not grids or not all(isinstance(g, dict) for g in grids):
+        if not all(isinstance(g, dict) for g in grids):
             raise TypeError("param_distributions must be a dict or a list of dicts.")
+        if not grids:
+            raise ValueError("param_distributions gives no candidate.")
         all_lists = all(not hasattr(v, "rvs") for g in grids for v in g.values())
         if all_lists and self.n_candidates is None:
             candidates = list(ParameterGrid(dists))
@@ -413,9 +415,18 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         -------
         self : object
         """
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y "
+                "is None."
+            )
         X, y = indexable(X, y)
         check_consistent_length(X, y)
-        y = np.asarray(y)
+        # Format checks only (shape, finite, class-like): free, like the
+        # candidates' own; X is checked by each candidate's probe fit.
+        y = check_array(
+            column_or_1d(y, warn=True), ensure_2d=False, dtype=None, input_name="y"
+        )
         check_classification_targets(y)
         X_pub, y_pub = _unwrap_public(X_public, y_public)
         selection = self.selection

@@ -1,0 +1,344 @@
+"""PrivateParameterSearch as users run it: accounting, secrecy, errors, sklearn."""
+
+import pickle
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import cross_validate
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sklearn_semiprivate import (
+    PrivacyAccountant,
+    PrivacyBudgetError,
+    PrivacyCost,
+    PublicData,
+    SemiPrivateClassifier,
+    make_public_fitted_pipeline,
+    reproducible_noise,
+)
+from sklearn_semiprivate.model_selection import PrivateParameterSearch
+from sklearn_semiprivate.model_selection import _search as search_module
+
+
+def _data(n=400, n_pub=40, seed=0, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, d))
+    y = (X[:, 1] > 0.6).astype(int)
+    X_pub = rng.uniform(size=(n_pub, d))
+    return X, y, X_pub, (X_pub[:, 1] > 0.6).astype(int)
+
+
+def _base(**kwargs):
+    return SemiPrivateClassifier(classes=[0, 1], **kwargs)
+
+
+GRID = {"hypothesis_class": ["stumps", "partition"], "epsilon": [0.5, 1.0]}
+
+
+# --- exact accounting ---------------------------------------------------------
+
+
+def test_random_stopping_total_is_three_runs_plus_refit():
+    X, y, X_pub, _ = _data()
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(_base(), GRID, accountant=ledger)
+    search.fit(X, y, X_public=PublicData(X_pub))
+    # largest candidate epsilon 1.0: 3 * max(1.0, score 1.0) + refit 1.0
+    assert search.privacy_spent_ == PrivacyCost(4.0, 0.0)
+    assert ledger.spent() == PrivacyCost(4.0, 0.0)
+    assert len(ledger.history) == 1  # one reservation, no per-fit charges
+    assert search.selection_ == "random_stopping"
+
+
+@pytest.mark.parametrize(
+    ("score_epsilon", "refit", "expected"),
+    [(None, False, 3.0), (2.0, False, 6.0), (0.25, True, 4.0), (2.0, True, 7.0)],
+)
+def test_random_stopping_total_exact(score_epsilon, refit, expected):
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(
+        _base(), GRID, score_epsilon=score_epsilon, refit=refit
+    )
+    search.fit(X, y, X_public=PublicData(X_pub))
+    assert search.privacy_spent_ == PrivacyCost(expected, 0.0)
+
+
+def test_public_selection_total_is_the_sum_of_fits():
+    X, y, X_pub, y_pub = _data()
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(_base(), GRID, accountant=ledger)
+    search.fit(X, y, X_public=PublicData(X_pub, y_pub))
+    assert search.selection_ == "public"
+    # two classes x (0.5 + 1.0): basic composition of the four fits
+    assert search.privacy_spent_ == PrivacyCost(3.0, 0.0)
+    assert ledger.spent() == PrivacyCost(3.0, 0.0)
+    np.testing.assert_array_equal(
+        search.cv_results_["cost_epsilon"],
+        [p["epsilon"] for p in search.cv_results_["params"]],
+    )
+
+
+def test_cost_does_not_grow_with_the_grid():
+    X, y, X_pub, _ = _data(n=200)
+    small = {"epsilon": [1.0], "n_public": [10, 20]}
+    large = {"epsilon": [1.0], "n_public": list(range(5, 41))}
+    costs = [
+        PrivateParameterSearch(_base(), grid, refit=False)
+        .fit(X, y, X_public=PublicData(X_pub))
+        .privacy_spent_
+        for grid in (small, large)
+    ]
+    assert costs[0] == costs[1] == PrivacyCost(3.0, 0.0)
+
+
+def test_refused_search_fits_nothing(monkeypatch):
+    X, y, X_pub, _ = _data()
+    ledger = PrivacyAccountant(epsilon=3.5)
+    fits = []
+    monkeypatch.setattr(
+        search_module, "_fit_and_count", lambda *a: fits.append(a) or (None, 0)
+    )
+    monkeypatch.setattr(search_module, "_fit_only", lambda *a: fits.append(a))
+    search = PrivateParameterSearch(_base(), GRID, accountant=ledger)
+    with pytest.raises(PrivacyBudgetError):
+        search.fit(X, y, X_public=PublicData(X_pub))
+    assert fits == []
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_ledger_on_the_estimator_is_charged_once():
+    X, y, X_pub, _ = _data()
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(_base(accountant=ledger), GRID, refit=False)
+    search.fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent() == PrivacyCost(3.0, 0.0)
+    assert len(ledger.history) == 1
+    # The fitted candidate charged nothing of its own.
+    assert search.best_estimator_.accountant is None
+
+
+def test_two_ledgers_are_an_error():
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(
+        _base(accountant=PrivacyAccountant(10)),
+        GRID,
+        accountant=PrivacyAccountant(10),
+    )
+    with pytest.raises(ValueError, match="different accountants"):
+        search.fit(X, y, X_public=PublicData(X_pub))
+
+
+def test_parallel_runs_charge_only_the_reservation():
+    X, y, X_pub, _ = _data()
+    ledger = PrivacyAccountant(epsilon=100)  # in memory: workers cannot charge it
+    search = PrivateParameterSearch(_base(), GRID, accountant=ledger, n_jobs=2)
+    search.fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent() == PrivacyCost(4.0, 0.0)
+    assert search.score(X, y) > 0.5
+
+
+# --- what is released -----------------------------------------------------------
+
+
+def test_only_the_winner_is_scored():
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(_base(), GRID, n_runs=20)
+    search.fit(X, y, X_public=PublicData(X_pub))
+    results = search.cv_results_
+    scores = results["mean_test_score"]
+    assert np.isnan(np.delete(scores, search.best_index_)).all()
+    assert 0.0 <= scores[search.best_index_] <= 1.0
+    assert results["selected"].sum() == 1
+    assert "rank_test_score" not in results
+    # Nothing per run is kept: no attribute holds the number of runs, their
+    # candidates or their scores.
+    fitted = {k for k in vars(search) if k.endswith("_") and not k.startswith("_")}
+    assert fitted == {
+        "best_estimator_",
+        "best_index_",
+        "best_params_",
+        "best_score_",
+        "cv_results_",
+        "privacy_spent_",
+        "refit_time_",
+        "selection_",
+    }
+
+
+def test_noise_is_fresh_even_with_a_seed():
+    # Same seed, same data: the secret split, runs and noise differ between
+    # fits, so the noisy validation scores differ.
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(_base(random_state=0), GRID, random_state=0)
+    scores = {
+        clone(search).fit(X, y, X_public=PublicData(X_pub)).best_score_
+        for _ in range(5)
+    }
+    assert len(scores) > 1
+
+
+def test_reproducible_noise_gives_identical_searches():
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(_base(random_state=0), GRID, random_state=0)
+    with reproducible_noise():
+        a = clone(search).fit(X, y, X_public=PublicData(X_pub))
+        b = clone(search).fit(X, y, X_public=PublicData(X_pub))
+    assert a.best_score_ == b.best_score_
+    assert a.best_index_ == b.best_index_
+
+
+def test_public_selection_scores_every_candidate_on_public_rows():
+    X, y, X_pub, y_pub = _data()
+    search = PrivateParameterSearch(_base(), GRID)
+    search.fit(X, y, X_public=PublicData(X_pub, y_pub))
+    results = search.cv_results_
+    assert not np.isnan(results["mean_test_score"]).any()
+    assert results["rank_test_score"][search.best_index_] == 1
+    assert search.best_score_ == pytest.approx(
+        search.best_estimator_.score(X_pub, y_pub)
+    )
+    assert search.best_score_ == results["mean_test_score"].max()
+
+
+def test_public_labels_are_not_given_to_the_candidates(monkeypatch):
+    X, y, X_pub, y_pub = _data()
+    seen = []
+    original = SemiPrivateClassifier.fit
+
+    def spy(self, X, y, X_public=None, y_public=None):
+        seen.append(X_public.y if isinstance(X_public, PublicData) else y_public)
+        return original(self, X, y, X_public=X_public, y_public=y_public)
+
+    monkeypatch.setattr(SemiPrivateClassifier, "fit", spy)
+    PrivateParameterSearch(_base(), GRID).fit(X, y, X_public=PublicData(X_pub, y_pub))
+    assert seen and all(labels is None for labels in seen)
+
+
+# --- errors, once and before any charge ---------------------------------------
+
+
+def test_candidate_that_cannot_fit_fails_once_before_charging():
+    X, y, X_pub, _ = _data(d=5)
+    ledger = PrivacyAccountant(epsilon=100)
+    grid = {"hypothesis_class": ["stumps", "thresholds", "halfplanes"]}
+    search = PrivateParameterSearch(_base(), grid, accountant=ledger)
+    with pytest.raises(ValueError, match="hypothesis_class='thresholds'"):
+        search.fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_estimator_without_ledger_is_refused():
+    X, y, _, _ = _data()
+    search = PrivateParameterSearch(LogisticRegression(), {"C": [0.1, 1.0]})
+    with pytest.raises(TypeError, match="without reserving any budget"):
+        search.fit(X, y)
+
+
+def test_public_selection_needs_public_labels():
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(_base(), GRID, selection="public")
+    with pytest.raises(ValueError, match="public labels"):
+        search.fit(X, y, X_public=PublicData(X_pub))
+
+
+def test_random_stopping_needs_two_rows():
+    search = PrivateParameterSearch(_base(bounds=(0, 1)), {"epsilon": [1.0]})
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        search.fit(np.array([[0.5, 0.5]]), np.array([1]))
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"n_runs": 0.5},
+        {"validation_fraction": 1.0},
+        {"score_epsilon": 0.0},
+        {"selection": "grid"},
+    ],
+)
+def test_bad_parameters(params):
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(_base(), GRID, **params)
+    with pytest.raises(ValueError):
+        search.fit(X, y, X_public=PublicData(X_pub))
+
+
+def test_empty_grid():
+    X, y, X_pub, _ = _data()
+    with pytest.raises(ValueError, match="no candidate"):
+        PrivateParameterSearch(_base(), []).fit(X, y, X_public=PublicData(X_pub))
+
+
+def test_distributions_draw_public_candidates():
+    from scipy.stats import loguniform
+
+    X, y, X_pub, _ = _data()
+    dists = {"epsilon": loguniform(0.1, 1.0), "hypothesis_class": ["stumps"]}
+    a = PrivateParameterSearch(_base(), dists, n_candidates=4, random_state=3)
+    b = clone(a)
+    a.fit(X, y, X_public=PublicData(X_pub))
+    b.fit(X, y, X_public=PublicData(X_pub))
+    # The candidate list is public: the same for the same random_state.
+    assert a.cv_results_["params"] == b.cv_results_["params"]
+    assert len(a.cv_results_["params"]) == 4
+    top = max(p["epsilon"] for p in a.cv_results_["params"])
+    assert a.privacy_spent_ == PrivacyCost(4 * top, 0.0)
+
+
+# --- scikit-learn workflows -------------------------------------------------------
+
+
+def test_pipeline_with_pandas_and_routing():
+    pd = pytest.importorskip("pandas")
+    X, y, X_pub, _ = _data()
+    cols = ["a", "b", "c"]
+    X, X_pub = pd.DataFrame(X, columns=cols), pd.DataFrame(X_pub, columns=cols)
+    pipe = make_public_fitted_pipeline(StandardScaler(), _base())
+    grid = {"semiprivateclassifier__hypothesis_class": ["stumps", "partition"]}
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(pipe, grid, accountant=ledger)
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent() == PrivacyCost(4.0, 0.0)
+    assert search.score(X, y) > 0.8
+    assert list(search.feature_names_in_) == cols
+
+
+def test_clone_pickle_and_cross_validate():
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(_base(), GRID, refit=False)
+    search = pickle.loads(pickle.dumps(clone(search)))
+    ledger = PrivacyAccountant(epsilon=100)
+    search.set_params(accountant=ledger)
+    with sklearn.config_context(enable_metadata_routing=True):
+        result = cross_validate(
+            search, X, y, cv=3, params={"X_public": PublicData(X_pub)}
+        )
+    assert len(result["test_score"]) == 3
+    # Three searches, each 3 x 1.0 (no refit).
+    assert ledger.spent() == PrivacyCost(9.0, 0.0)
+    fitted = pickle.loads(pickle.dumps(search.fit(X, y, X_public=PublicData(X_pub))))
+    np.testing.assert_array_equal(fitted.predict(X), search.predict(X))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_semiprivate.PrivacyLeakWarning")
+@pytest.mark.filterwarnings("ignore::sklearn_semiprivate.PublicDataWarning")
+@parametrize_with_checks(
+    [
+        PrivateParameterSearch(
+            SemiPrivateClassifier("partition", random_state=0),
+            {"epsilon": [1.0, 5.0]},
+            random_state=0,
+        )
+    ]
+)
+def test_sklearn_compatible_search(estimator, check):
+    # Inside reproducible_noise, as tests/test_common.py explains: several
+    # checks compare two fits. Without public data the partition's bounds are
+    # read off the private rows (PrivacyLeakWarning, expected here).
+    with reproducible_noise():
+        check(estimator)
