@@ -1,0 +1,75 @@
+"""The whole search audited statistically: claim holds, a noise-free score is caught.
+
+The exact check of random stopping is in test_selection.py. Here the estimator
+itself runs many times on two neighbouring datasets (replace-one: one label
+flipped), and :func:`~sklearn_semiprivate.audit.audit_epsilon` turns the counts of
+an event on its released output into a Clopper-Pearson lower bound on its
+epsilon. The mutant releases the winner's validation score without noise, the
+fault a search built on exact validation scores has.
+"""
+
+import numpy as np
+import pytest
+
+from sklearn_semiprivate import PublicData, SemiPrivateClassifier
+from sklearn_semiprivate.audit import audit_epsilon
+from sklearn_semiprivate.model_selection import PrivateParameterSearch
+from sklearn_semiprivate.model_selection import _search as search_module
+
+N_ROWS = 10
+X = np.full((N_ROWS, 1), 0.5)
+Y = np.ones(N_ROWS, dtype=int)
+Y_NEIGHBOUR = Y.copy()
+Y_NEIGHBOUR[0] = 0
+PUBLIC = PublicData(np.array([[0.2], [0.8]]))
+
+
+def _search():
+    # One candidate, one run on average (stop probability 1); 9 of the 10 rows
+    # validate. Claim: 3 * 0.2 = 0.6 without refit.
+    return PrivateParameterSearch(
+        SemiPrivateClassifier(epsilon=0.2, classes=[0, 1]),
+        {"hypothesis_class": ["stumps"]},
+        validation_fraction=0.9,
+        refit=False,
+    )
+
+
+def _run(y):
+    return _search().fit(X, y, X_public=PUBLIC)
+
+
+def _perfect_score(search):
+    return bool(search.best_score_ >= 1.0)
+
+
+def test_claim_is_what_the_audit_uses():
+    assert _run(Y).privacy_spent_.epsilon == pytest.approx(0.6)
+
+
+@pytest.mark.statistical
+@pytest.mark.slow
+def test_search_epsilon_lower_bound_within_claim():
+    # 800 searches per dataset; the 95% lower bound must not exceed the claim.
+    bound = audit_epsilon(_run, Y, Y_NEIGHBOUR, _perfect_score, n_trials=800)
+    assert bound.epsilon <= 0.6
+
+
+class _NoNoise:
+    """Mutant of the score's Laplace mechanism: the exact count, released."""
+
+    def __init__(self, epsilon, sensitivity=1.0):
+        pass
+
+    def sample(self, value, *, random_state=None):
+        return value
+
+
+@pytest.mark.statistical
+@pytest.mark.slow
+def test_noise_free_validation_score_is_caught(monkeypatch):
+    # With the exact count, a perfect score is ~10x likelier without the
+    # flipped label (it lands in validation 9 times in 10).
+    monkeypatch.setattr(search_module, "LaplaceMechanism", _NoNoise)
+    bound = audit_epsilon(_run, Y, Y_NEIGHBOUR, _perfect_score, n_trials=800)
+    assert bound.epsilon > 0.6
