@@ -4,7 +4,8 @@ Reusable checks that a mechanism keeps its stated privacy cost: exact
 enumeration of neighbours for mechanisms with computable output distributions,
 and Clopper–Pearson lower confidence bounds on ε from samples for the others;
 :func:`audit_epsilon` gives the same bound for a whole fit, ``cross_validate``
-or search.
+or search. :func:`noisy_public_overlap` is the opt-in, charged check for
+private rows passed as public data.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -22,6 +23,7 @@ from ._lower_bound import (
     epsilon_lower_bound,
     epsilon_lower_bound_search,
 )
+from ._overlap import NoisyOverlap, noisy_public_overlap, overlap_privacy_cost
 from ._tracing import (
     MembershipRates,
     TracingAttack,
@@ -33,6 +35,7 @@ __all__ = [
     "EpsilonLowerBound",
     "ExactPrivacyLoss",
     "MembershipRates",
+    "NoisyOverlap",
     "TracingAttack",
     "audit_epsilon",
     "clopper_pearson",
@@ -42,5 +45,7 @@ __all__ = [
     "max_privacy_loss_over_scores",
     "membership_rates",
     "neighbouring_pairs",
+    "noisy_public_overlap",
+    "overlap_privacy_cost",
     "tracing_attack_scores",
 ]
