@@ -112,7 +112,7 @@ def main(argv=None):
             # GridSearchCV: the estimator's own ledger sees every fit.
             cells["grid"].append(
                 _measure(
-                    lambda led: GridSearchCV(_pipeline(led), grid, cv=5),
+                    lambda led, grid=grid: GridSearchCV(_pipeline(led), grid, cv=5),
                     X_pub,
                     None,
                     data,
@@ -120,7 +120,7 @@ def main(argv=None):
             )
             cells["stop"].append(
                 _measure(
-                    lambda led: PrivateParameterSearch(
+                    lambda led, grid=grid: PrivateParameterSearch(
                         _pipeline(None), grid, accountant=led
                     ),
                     X_pub,
@@ -130,7 +130,7 @@ def main(argv=None):
             )
             cells["public"].append(
                 _measure(
-                    lambda led: PrivateParameterSearch(
+                    lambda led, grid=grid: PrivateParameterSearch(
                         _pipeline(None), grid, accountant=led
                     ),
                     X_pub,

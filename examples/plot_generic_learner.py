@@ -17,6 +17,12 @@ Why bother? The domain is declared public knowledge — here a lab value in
 private learner without unlabeled data must spread its cover over the whole
 domain; GenericLearner learns *where the data is* from the unlabeled rows,
 privately, and spends its labeled rows on the thresholds that matter.
+
+If some public rows exist as well, pass them as ``X_public=PublicData(...)``:
+they join the sanitized points in the cover (and their labels, if any, the
+score) for free. Here there are none, and the grid-only learner is given
+``bounds=``, the way to ask for private-only learning without a
+``PublicDataWarning``.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause

@@ -6,7 +6,8 @@ The public-data reduction: error at most 100 * n_public * alpha
 The lower bound of Alon, Bassily & Moran (2019) rests on a reduction (Algorithms
 2-4, Lemma 4.4): any semi-private learner ``A`` that uses ``n_public`` public
 examples becomes a *fully private* learner ``B``, with no public data at all.
-:class:`~sklearn_semiprivate.PublicDataReduction` implements ``B``. Given ``ñ``
+:class:`~sklearn_semiprivate.research.PublicDataReduction` implements ``B``
+(in the ``research`` namespace: it exists to study the lower bound). Given ``ñ``
 real examples, it builds
 
 * a private sample of ``n_private = 10 n_public ñ`` rows (PrivSamp, Alg. 3):
@@ -47,7 +48,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from scipy.special import ndtr
 
-from sklearn_semiprivate import PublicData, PublicDataReduction, SemiPrivateClassifier
+from sklearn_semiprivate import PublicData, SemiPrivateClassifier
+from sklearn_semiprivate.research import PublicDataReduction
 
 MU, SIGMA, T_STAR = 0.0, 1.0, 0.5  # D: x ~ N(MU, SIGMA**2), y = 1[x > T_STAR]
 N_REAL = 6_000  # ñ, the fully private learner's sample size

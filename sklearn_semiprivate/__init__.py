@@ -10,7 +10,6 @@ from ._public import PublicData
 from .accounting import PrivacyAccountant, PrivacyCost
 from .classifiers import (
     GenericLearnerClassifier,
-    PublicDataReduction,
     SemiPrivateClassifier,
 )
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
@@ -28,7 +27,6 @@ __all__ = [
     "PrivacyLeakWarning",
     "PublicAssistedQueryRelease",
     "PublicData",
-    "PublicDataReduction",
     "PublicDataWarning",
     "PublicFittedPipeline",
     "SemiPrivateClassifier",

@@ -55,6 +55,13 @@ class PublicDataWarning(UserWarning):
     depend on private data). Wrap it in :class:`~sklearn_semiprivate.PublicData`
     instead.
 
+    Also raised when a semi-private estimator is fitted with no public data
+    and no ``bounds`` (message "No public data: ..."): it then falls back to
+    private-only learning, most likely because ``X_public`` was forgotten
+    (e.g. not routed through a search or pipeline). Pass ``bounds=`` to ask
+    for private-only learning without the warning. Like every warning of the
+    package, it depends on public inputs only.
+
     Examples
     --------
     >>> from sklearn_semiprivate.exceptions import PublicDataWarning

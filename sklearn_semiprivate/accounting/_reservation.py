@@ -2,7 +2,9 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-__all__ = ["reserve_budget"]
+from ._composition import PrivacyCost
+
+__all__ = ["accountant_keys", "fit_cost", "reserve_budget"]
 
 
 def reserve_budget(accountant, cost, estimator):
@@ -27,3 +29,60 @@ def reserve_budget(accountant, cost, estimator):
     """
     if accountant is not None:
         accountant.spend(cost.epsilon, cost.delta, source=estimator)
+
+
+def accountant_keys(estimator):
+    """Names of every ``accountant`` parameter of ``estimator``, nested ones too.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        An estimator, a pipeline or a meta-estimator.
+
+    Returns
+    -------
+    keys : list of str
+        ``"accountant"`` and every ``"<path>__accountant"``, sorted.
+    """
+    return sorted(
+        key
+        for key in estimator.get_params(deep=True)
+        if key == "accountant" or key.endswith("__accountant")
+    )
+
+
+def fit_cost(estimator, **fit_params):
+    """The cost ``estimator.fit(X, y, **fit_params)`` reserves, before any fit.
+
+    Every estimator of this package computes its cost from its public
+    parameters (and which optional inputs a fit gets, e.g. private unlabeled
+    rows) in one method, ``_privacy_cost(**fit_params)``, which its ``fit``
+    reserves. A search or a pipeline can therefore reserve on behalf of an
+    estimator before any of its private rows is read or transformed.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An estimator of this package.
+    **fit_params : dict
+        The keyword arguments its ``fit`` will get (values are not read, only
+        which are present).
+
+    Returns
+    -------
+    cost : PrivacyCost
+
+    Raises
+    ------
+    TypeError
+        When ``estimator`` does not state its cost.
+    """
+    method = getattr(estimator, "_privacy_cost", None)
+    if method is None:
+        raise TypeError(
+            f"{type(estimator).__name__} does not state its privacy cost before "
+            "a fit (no _privacy_cost method): only the estimators of "
+            "sklearn_semiprivate, which reserve their cost before their first "
+            "private read, can be used here."
+        )
+    return PrivacyCost(*method(**fit_params))

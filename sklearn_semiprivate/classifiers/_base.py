@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._public import check_public_data, resolve_classes, subsample_public
-from ..exceptions import PrivacyLeakWarning
+from ..exceptions import PrivacyLeakWarning, PublicDataWarning
 from ..utils._sklearn_compat import validate_data
 
 __all__ = [
@@ -24,8 +24,10 @@ __all__ = [
     "check_label_set",
     "check_private_labels",
     "data_independent_points",
+    "describe_member",
     "infer_bounds_with_leak",
     "prepare_fit_data",
+    "warn_no_public_data",
 ]
 
 
@@ -164,7 +166,77 @@ def check_private_labels(y, classes):
         raise ValueError(
             "y has some labels that are not among the classes "
             f"{classes.tolist()} (taken from classes= or the public labels)."
+            + _encoded_labels_hint(classes)
         )
+
+
+def _encoded_labels_hint(classes):
+    """Why a meta-estimator's labels miss ``classes``, and what to pass instead.
+
+    Depends on the (public) label set only, never on the private labels: the
+    hint is given whenever ``classes`` are not already the codes
+    ``0 .. n_classes - 1``, whichever labels made the check fail.
+    """
+    codes = np.arange(classes.size)
+    if classes.dtype.kind in "iub" and np.array_equal(classes, codes):
+        return ""
+    return (
+        " Meta-estimators such as VotingClassifier, BaggingClassifier and "
+        "StackingClassifier encode the labels as 0..n_classes-1 before fitting "
+        "their estimators. Inside one, declare the encoded labels, "
+        f"classes={codes.tolist()} (the position of each label in "
+        f"{classes.tolist()}), and encode public labels, if any, the same way; "
+        "the meta-estimator maps predictions back to the original labels."
+    )
+
+
+def warn_no_public_data(estimator, stacklevel=3):
+    """Warn that a semi-private estimator is fitted without public data.
+
+    Called when there is no public data and no ``bounds``: the fit then falls
+    back to private-only learning on a grid, which is the likely result of a
+    forgotten ``X_public``. Depends only on public inputs (whether public data
+    and ``bounds`` were given), never on private data.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The estimator being fitted (for its class name).
+    stacklevel : int, default=3
+        Passed to :func:`warnings.warn`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn_semiprivate import PublicDataWarning, SemiPrivateClassifier
+    >>> from sklearn_semiprivate.classifiers._base import warn_no_public_data
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_no_public_data(SemiPrivateClassifier())
+    >>> caught[0].category is PublicDataWarning
+    True
+    """
+    warnings.warn(
+        f"No public data: {type(estimator).__name__} was fitted with "
+        "X_public=None and bounds=None, so it falls back to private-only "
+        "learning on a data-independent grid, usually far less accurate. Pass "
+        "X_public=PublicData(X_pub) to fit (inside a search or pipeline: with "
+        "metadata routing, or as <step>__X_public), or pass bounds=(lo, hi) to "
+        "ask for private-only learning.",
+        PublicDataWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def describe_member(cover, member, feature_names):
+    """``cover.describe(member)``, with the feature names when there are some.
+
+    ``feature_names`` is passed only when not None, so a cover written against
+    the older protocol (``describe(member)`` alone) keeps working on arrays.
+    """
+    if feature_names is None:
+        return cover.describe(member)
+    return cover.describe(member, feature_names=feature_names)
 
 
 def infer_bounds_with_leak(X):

@@ -7,7 +7,8 @@ used directly: they are first *sanitized* with respect to
 points of the sanitized database (steps 3-4) and the exponential mechanism, on
 the labeled rows, picks a member (step 5; Appendix A.1). Theorem 3.3's proof:
 each of the two mechanisms is epsilon-DP and they read disjoint data, so the
-learner is epsilon-DP.
+learner is epsilon-DP. Public rows, when there are some, join the cover's
+points and the score for free, as in :class:`SemiPrivateClassifier`.
 
 The sanitizer is this package's query-release machinery,
 :class:`~sklearn_semiprivate.query_release.PublicAssistedQueryRelease` with
@@ -22,7 +23,6 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData
@@ -41,35 +41,24 @@ from ..utils._sklearn_compat import (
 from ._base import (
     check_bounds,
     check_private_labels,
+    data_independent_points,
+    describe_member,
     infer_bounds_with_leak,
     prepare_fit_data,
+    warn_no_public_data,
 )
+from ._discretised import (
+    ONE_FEATURE_CLASSES,
+    bin_centres,
+    check_one_feature_class,
+    check_unlabeled_rows,
+    discretise,
+    public_bounds,
+)
+from ._progress import FitProgress, describe_class
 from ._semiprivate import SemiPrivateClassifier
 
 __all__ = ["GenericLearnerClassifier"]
-
-# Largest discretised domain (n_bins ** n_features points) the sanitizer holds a
-# distribution over.
-MAX_DOMAIN_SIZE = 1 << 16
-
-# Hypothesis classes whose C⊕ the stump-XOR workload spans (see _StumpXorQueries).
-_ONE_FEATURE_CLASSES = frozenset({"thresholds", "intervals"})
-
-
-def _discretise(X, bounds, n_bins):
-    """Grid code of every row: ``n_bins`` equal bins per feature, clipped.
-
-    A per-row map fixed by the public ``bounds``: replacing one row changes one
-    code row, so neighbouring datasets stay neighbouring.
-    """
-    width = (bounds[:, 1] - bounds[:, 0]) / n_bins
-    codes = np.floor((X - bounds[:, 0]) / width)
-    return np.clip(codes, 0, n_bins - 1)
-
-
-def _bin_centres(codes, bounds, n_bins):
-    width = (bounds[:, 1] - bounds[:, 0]) / n_bins
-    return bounds[:, 0] + (codes + 0.5) * width
 
 
 class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
@@ -88,6 +77,14 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
        hypothesis per labeling the class realizes on them;
     3. the exponential mechanism, scored by the number of labeled rows each
        member labels correctly, picks one (step 5).
+
+    Public rows (``X_public``, unprotected), when there are some, are used for
+    free, as by :class:`SemiPrivateClassifier`: the public points join the
+    points the cover is built on (steps 3-4: ``B`` grows, so the cover still
+    holds a member that agrees with the target on every point of ``B``), public
+    labels count in the score like labeled rows (a base measure of the
+    exponential mechanism, independent of the private rows), and without
+    ``bounds`` the grid spans the public points.
 
     The labeled sample needed is about ``VC(C) / (alpha^3 epsilon)``, independent
     of the domain size (Theorem 3.3): on a fine grid the cover is much smaller
@@ -124,11 +121,16 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         None uses its default, which balances convergence against noise.
     bounds : array-like of shape (2,) or (n_features, 2), default=None
         The domain box: the grid splits it into ``n_bins`` equal bins per
-        feature; rows outside it go to the nearest edge bin. If None, read
-        from the private rows with a
-        :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+        feature; rows outside it go to the nearest edge bin. If None, the box
+        of the public points when there are some (constant features get unit
+        width), else read from the private rows with a
+        :class:`~sklearn_semiprivate.PrivacyLeakWarning` (and, without
+        unlabeled rows either, a
+        :class:`~sklearn_semiprivate.PublicDataWarning`: the fit is then
+        private-only learning on a grid; give ``bounds`` to ask for that).
     classes : array-like of shape (n_classes,), default=None
-        Every possible label. If None, read from the private ``y`` with a
+        Every possible label. If None, taken from the public labels, else read
+        from the private ``y`` with a
         :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
     accountant : PrivacyAccountant, default=None
         Ledger charged ``privacy_spent_`` per fit, atomically, before the first
@@ -140,6 +142,14 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         release (post-processing), each from its own stream. The noise of the
         sanitizer and of the exponential mechanism is fresh OS entropy on every
         fit, never derived from it.
+    verbose : int or bool, default=0
+        With ``verbose >= 1`` (or True), ``fit`` prints a line at each stage:
+        the sanitizer's start and end, the size of the cover and how long
+        building it took, the start of the selection and the chosen rule.
+        Lines hold public information only: the sanitizer and the selection,
+        which read private rows, are printed without their durations (which
+        depend on them); the cover is built from the sanitizer's release and
+        public points.
 
     Attributes
     ----------
@@ -158,13 +168,15 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         The sanitized database ``D~``, as bin centres; None without unlabeled
         rows.
     cover_ : Cover
-        The cover built from ``synthetic_`` (or from the data-independent grid).
+        The cover built from ``synthetic_`` (or from the data-independent grid),
+        together with the public points if any.
     cover_size_ : int
         Number of members of the cover.
     member_ : int
         Index of the chosen member in ``cover_``.
     hypothesis_ : str
-        Human-readable rule of the chosen member.
+        Human-readable rule of the chosen member, with the feature names of
+        ``feature_names_in_`` when ``X`` had string column names.
     selector_ : SemiPrivateClassifier
         Steps 3-5's machinery holding the chosen member; :meth:`predict` and
         :meth:`predict_proba` delegate to it.
@@ -183,9 +195,9 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
     -----
     **Privacy.** Protected: every labeled row of ``(X, y)`` and every unlabeled
     row of ``X_unlabeled``; the two parts must hold *different* people. Not
-    protected: ``bounds``, ``n_bins``, ``classes``, the hyper-parameters, the
-    number of rows of each part and the feature format. Neighbouring inputs
-    change one row of one part:
+    protected: ``X_public``, ``y_public``, ``bounds``, ``n_bins``, ``classes``,
+    the hyper-parameters, the number of rows of each part and the feature
+    format. Neighbouring inputs change one row of one part:
 
     * one unlabeled row replaced (replace-one; ``n_unlabeled`` is public): the
       grid map is per row, so one grid code changes; the sanitizer is
@@ -196,12 +208,20 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
       it; the exponential mechanism's score (correct predictions) has
       sensitivity 1, so the choice is ``epsilon``-DP (Appendix A.1).
 
+    Public rows change neither argument: the cover is a function of the
+    sanitizer's release and the public points, and public labels add to every
+    member's score a term that does not depend on private rows (a base
+    measure), so the score's sensitivity to one labeled row stays 1.
+
     Hence the fit is ``(max(eps_sanitizer, epsilon), delta_sanitizer)`` =
     ``(epsilon, delta)``-DP: parallel composition over the disjoint parts, as in
     Theorem 3.3's proof (McSherry 2009, Thm 4). If one person may appear in both
     parts, the parts are not disjoint and basic composition applies instead:
     ``(eps_sanitizer + epsilon, delta)``. Without unlabeled rows the cover is
-    the data-independent grid and the fit is ``(epsilon, 0)``-DP.
+    built on the data-independent grid (and the public points) and the fit is
+    ``(epsilon, 0)``-DP. Without ``bounds`` the grid's box is the public
+    points' (public) or, with no public data, the private rows' (a leak,
+    warned about, outside the guarantee).
 
     **Sanitizer workload.** The sanitized database must answer every query
     ``h ⊕ f`` nearly as the unlabeled rows do (Theorem 3.3's proof). On the
@@ -234,7 +254,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_semiprivate.classifiers import GenericLearnerClassifier
+    >>> from sklearn_semiprivate import GenericLearnerClassifier
     >>> rng = np.random.default_rng(0)
     >>> X_unlabeled = rng.uniform(size=(5000, 1))
     >>> X = rng.uniform(size=(300, 1))
@@ -249,11 +269,11 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
     True
     """
 
-    __metadata_request__fit = {"X_unlabeled": True}
+    __metadata_request__fit = {"X_public": True, "y_public": True, "X_unlabeled": True}
 
     _parameter_constraints = {
         "hypothesis_class": [
-            StrOptions({"stumps", *_ONE_FEATURE_CLASSES}),
+            StrOptions({"stumps", *ONE_FEATURE_CLASSES}),
             DecisionStumps,
             Thresholds,
             Intervals,
@@ -267,6 +287,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         "classes": ["array-like", None],
         "accountant": [PrivacyAccountant, None],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -282,6 +303,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         classes=None,
         accountant=None,
         random_state=None,
+        verbose=0,
     ):
         self.hypothesis_class = hypothesis_class
         self.epsilon = epsilon
@@ -293,9 +315,10 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         self.classes = classes
         self.accountant = accountant
         self.random_state = random_state
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y, X_unlabeled=None):
+    def fit(self, X, y, X_public=None, y_public=None, *, X_unlabeled=None):
         """Fit on labeled ``(X, y)`` and unlabeled ``X_unlabeled``, all private.
 
         Parameters
@@ -304,12 +327,22 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             Labeled private rows (protected).
         y : array-like of shape (n_samples,)
             Their labels (protected).
+        X_public : PublicData or array-like of shape (n_public, n_features), \
+                default=None
+            Public rows (unprotected), preferably wrapped in
+            :class:`~sklearn_semiprivate.PublicData` (it may carry public
+            labels too). They join the cover's points, and their labels the
+            score, for free (see above). None: no public data.
+        y_public : array-like of shape (n_public,), default=None
+            Public labels when ``X_public`` is a raw array.
         X_unlabeled : array-like of shape (n_unlabeled, n_features), default=None
             Unlabeled private rows (protected), of people *not* in ``X``. Only
-            the sanitizer reads them. None: no unlabeled rows; the cover is then
-            a data-independent grid (the private-only baseline, equal to
-            :class:`SemiPrivateClassifier` with ``n_public=n_bins`` and no
-            public data).
+            the sanitizer reads them. Keyword-only, so that private rows are
+            never passed as ``X_public`` by position. None: no unlabeled rows;
+            the cover is then built on a data-independent grid (the
+            private-only baseline, equal to :class:`SemiPrivateClassifier`
+            with ``n_public=n_bins`` and no public data) and the public points,
+            if any.
 
         Returns
         -------
@@ -322,25 +355,48 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         # mechanisms is fresh (noise_rng).
         rng_grid, rng_sanitizer, rng_sample = spawn_rngs(self.random_state, 3)
         # Format checks only (finite values, label set); they release nothing.
+        # Public rows are all kept (n_public=None): the subsample stream is
+        # unused.
         data = prepare_fit_data(
-            self, X, y, None, None, classes=self.classes, n_public=None, rng=None
+            self,
+            X,
+            y,
+            X_public,
+            y_public,
+            classes=self.classes,
+            n_public=None,
+            rng=None,
         )
+        if data.X_public is None and not has_unlabeled and self.bounds is None:
+            # Public inputs only: whether public data, unlabeled rows and
+            # bounds were given (the number of unlabeled rows is public).
+            warn_no_public_data(self)
+        progress = FitProgress(self, self.verbose)
         n_features = data.X.shape[1]
-        self._check_hypothesis_class(n_features)
+        check_one_feature_class(self.hypothesis_class, n_features)
         X_unl = (
-            self._check_unlabeled(X_unlabeled, n_features) if has_unlabeled else None
+            check_unlabeled_rows(self, X_unlabeled, n_features, self.n_bins)
+            if has_unlabeled
+            else None
         )
-        costs = [PrivacyCost(float(self.epsilon), 0.0)]
-        if has_unlabeled:
-            costs.append(PrivacyCost(float(self.epsilon), float(self.delta)))
-        # Parallel composition: the two mechanisms read disjoint parts. The
-        # total is reserved before either reads a private row (or the bounds
-        # are read off them), and stays charged if the fit fails afterwards.
-        cost = compose_parallel(costs)
+        # Reserved before either mechanism reads a private row (or the bounds
+        # are read off them), and charged even if the fit fails afterwards.
+        cost = self._privacy_cost(X_unlabeled=X_unl)
         reserve_budget(self.accountant, cost, self)
+        if self.accountant is not None:
+            progress.say(
+                f"reserved epsilon={cost.epsilon:g}, delta={cost.delta:g} on the "
+                "accountant"
+            )
         check_private_labels(data.y, data.classes)
-        bounds = self._resolve_bounds(data.X, X_unl)
+        bounds = self._resolve_bounds(data.X, X_unl, data.X_public)
         selector = self._selector(bounds)
+        if has_unlabeled:
+            # No duration: the sanitizer reads the private unlabeled rows.
+            progress.say(
+                "sanitizing the private unlabeled rows (MWEM over a grid of "
+                f"{self.n_bins**n_features:,} points)..."
+            )
         points, sanitizer = self._cover_points(
             data,
             X_unl,
@@ -350,8 +406,14 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             public_seed(rng_sanitizer),
             rng_sample,
         )
-        cover = selector._build_cover(points, data.classes)
-        # Alg. 1 step 5: the only read of the labeled rows (sensitivity 1).
+        if has_unlabeled:
+            progress.say(f"sanitizer: done; drew {self.n_synthetic:,} synthetic rows")
+        cover = self._build_cover(
+            selector, points, data, sanitizer is not None, progress
+        )
+        # Alg. 1 step 5: the only read of the labeled rows (sensitivity 1;
+        # labeled public rows, if any, are a base measure).
+        progress.say("selecting a member (exponential mechanism)...")
         member = selector._select_member(cover, data, noise_rng(self.random_state))
         # The sanitizer spends at most its (epsilon, delta) (its zCDP split
         # rounds down), so the reserved total is the guarantee reported.
@@ -364,14 +426,18 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         self.cover_ = cover
         self.cover_size_ = cover.size
         self.member_ = member
-        self.hypothesis_ = cover.describe(member)
+        self.hypothesis_ = describe_member(
+            cover, member, getattr(self, "feature_names_in_", None)
+        )
+        # The released rule: printing it is post-processing.
+        progress.say(f"selected: {self.hypothesis_}")
         self.selector_ = self._fitted_selector(
-            selector, cover, member, data.classes, n_features
+            selector, cover, member, data.classes, n_features, self.hypothesis_
         )
         return self
 
     @staticmethod
-    def _fitted_selector(selector, cover, member, classes, n_features):
+    def _fitted_selector(selector, cover, member, classes, n_features, hypothesis):
         """Steps 3-5's SemiPrivateClassifier, holding the chosen member.
 
         Its state is the released model (post-processing): the cover and the
@@ -383,57 +449,16 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         selector.cover_ = cover
         selector.cover_size_ = cover.size
         selector.member_ = member
-        selector.hypothesis_ = cover.describe(member)
+        selector.hypothesis_ = hypothesis
         selector.final_estimator_ = None
         return selector
 
-    def _check_hypothesis_class(self, n_features):
-        spec = self.hypothesis_class
-        one_feature = (
-            spec in _ONE_FEATURE_CLASSES
-            if isinstance(spec, str)
-            else isinstance(spec, (Thresholds, Intervals))
-        )
-        if one_feature and n_features != 1:
-            raise ValueError(
-                f"{spec!r} is a 1-D class: X must have exactly one feature, got "
-                f"{n_features}. Select a column, or use hypothesis_class='stumps'."
-            )
-
-    def _check_unlabeled(self, X_unlabeled, n_features):
-        """Validate the unlabeled rows' format and the grid size; release nothing."""
-        if isinstance(X_unlabeled, PublicData):
-            raise TypeError(
-                "X_unlabeled holds *private* unlabeled rows; PublicData marks "
-                "public ones. Pass the raw array, or use SemiPrivateClassifier "
-                "with X_public=PublicData(...) for public unlabeled data."
-            )
-        if np.ndim(X_unlabeled) == 2 and np.shape(X_unlabeled)[0] == 0:
-            raise ValueError(
-                "X_unlabeled is empty (0 rows). Pass X_unlabeled=None for no "
-                "unlabeled data."
-            )
-        # The format fitted on X (n_features_in_, feature_names_in_, set by
-        # prepare_fit_data): feature names and count must match, as at predict.
-        validate_data(self, X_unlabeled, reset=False, skip_check_array=True)
-        X_unl = check_array(
-            X_unlabeled,
-            dtype=np.float64,
-            ensure_all_finite=True,
-            input_name="X_unlabeled",
-        )
-        if self.n_bins**n_features > MAX_DOMAIN_SIZE:
-            raise ValueError(
-                f"The discretised domain has n_bins ** n_features = "
-                f"{self.n_bins}**{n_features} points, more than the "
-                f"{MAX_DOMAIN_SIZE} the sanitizer holds a distribution over. Lower "
-                "n_bins or use fewer features."
-            )
-        return X_unl
-
-    def _resolve_bounds(self, X, X_unl):
+    def _resolve_bounds(self, X, X_unl, X_public):
+        """``bounds``, else the public points' box, else the private rows' (leak)."""
         if self.bounds is not None:
             return check_bounds(self.bounds, X.shape[1])
+        if X_public is not None:
+            return public_bounds(X_public)
         rows = X if X_unl is None else np.vstack([X, X_unl])
         return infer_bounds_with_leak(rows)
 
@@ -462,24 +487,71 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             random_state=seed,
         )
 
+    def _privacy_cost(self, X_unlabeled=None, **fit_params):
+        """What ``fit`` reserves, from the parameters and which rows are given.
+
+        ``(epsilon, 0)`` for the selection; with private unlabeled rows the
+        sanitizer's ``(epsilon, delta)`` too, by parallel composition: the two
+        mechanisms read disjoint parts of the private data.
+        """
+        costs = [PrivacyCost(float(self.epsilon), 0.0)]
+        if X_unlabeled is not None:
+            costs.append(PrivacyCost(float(self.epsilon), float(self.delta)))
+        return compose_parallel(costs)
+
     def _cover_points(
         self, data, X_unl, bounds, selector, rng_grid, sanitizer_seed, rng_sample
     ):
-        """Points the cover is built on, and the fitted sanitizer (or None)."""
+        """Points the cover is built on, and the fitted sanitizer (or None).
+
+        The sanitized database ``D~`` (a release), or without unlabeled rows
+        the data-independent grid of ``n_bins`` points; the public points, if
+        any, are added by :meth:`_build_cover`. ``data`` and ``selector`` are
+        not read here; they stay in the signature for subclasses (the privacy
+        tests' mutants override this step).
+        """
         if X_unl is None:
-            # Private-only baseline: the data-independent grid of bin centres.
-            return selector._cover_points(data, rng_grid), None
+            # Private-only baseline: the data-independent grid, as
+            # SemiPrivateClassifier(n_public=n_bins, bounds=bounds) builds it.
+            return data_independent_points(bounds, self.n_bins, rng_grid), None
         n_features = X_unl.shape[1]
         grid = _grid_codes(self.n_bins, n_features)
         # Alg. 1 step 2: the only read of the unlabeled rows. The grid is the
         # sanitizer's data-independent support (its "public" points); every
         # answer of the private codes has sensitivity 1 / n_unlabeled.
         sanitizer = self._sanitizer(sanitizer_seed).fit(
-            _discretise(X_unl, bounds, self.n_bins), X_public=PublicData(grid)
+            discretise(X_unl, bounds, self.n_bins), X_public=PublicData(grid)
         )
         # Post-processing: the sanitized database D~ drawn from the release.
         codes = sanitizer.sample(self.n_synthetic, random_state=rng_sample)
-        return _bin_centres(codes, bounds, self.n_bins), sanitizer
+        return bin_centres(codes, bounds, self.n_bins), sanitizer
+
+    def _build_cover(self, selector, points, data, synthetic, progress):
+        """Alg. 1 steps 3-4 on ``points`` and the public points, if any.
+
+        Public work only: ``points`` is the sanitizer's release (or the grid),
+        so building the cover may be timed.
+        """
+        if progress.enabled:
+            n_distinct = np.unique(points, axis=0).shape[0]
+            parts = [
+                f"{n_distinct:,} distinct synthetic points"
+                if synthetic
+                else f"a data-independent grid of {points.shape[0]:,} points"
+            ]
+            if data.X_public is not None:
+                parts.append(f"{data.X_public.shape[0]:,} public points")
+            started = progress.start(
+                f"building the cover from {' and '.join(parts)} "
+                f"({describe_class(self.hypothesis_class)})..."
+            )
+        if data.X_public is not None:
+            # Steps 3-4 on B plus the public points: free, and a finer cover.
+            points = np.vstack([points, data.X_public])
+        cover = selector._build_cover(points, data.classes)
+        if progress.enabled:
+            progress.done(started, f"cover: {cover.size:,} members")
+        return cover
 
     def predict(self, X):
         """Predict labels with the chosen hypothesis (post-processing, no noise).

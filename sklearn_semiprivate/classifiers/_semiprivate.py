@@ -40,9 +40,12 @@ from ._base import (
     check_bounds,
     check_private_labels,
     data_independent_points,
+    describe_member,
     infer_bounds_with_leak,
     prepare_fit_data,
+    warn_no_public_data,
 )
+from ._progress import FitProgress, describe_class
 
 __all__ = ["SemiPrivateClassifier"]
 
@@ -112,9 +115,11 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         private ``y`` with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
     bounds : array-like of shape (2,) or (n_features, 2), default=None
         Domain box for the private-only case (no public data): the cover is then
-        built on a data-independent grid inside it. If None and there is no
-        public data, the bounds are read from the private ``X`` with a
-        :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+        built on a data-independent grid inside it. Giving it is how to ask for
+        private-only learning. If None and there is no public data, a
+        :class:`~sklearn_semiprivate.PublicDataWarning` says so (a forgotten
+        ``X_public`` is the likely cause), and the bounds are read from the
+        private ``X`` with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
     final_estimator : estimator, default=None
         If given, the public points (or the grid) are relabeled by the chosen
         hypothesis and a clone of this estimator is fitted on them; ``predict``
@@ -129,6 +134,13 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         The selection's privacy noise never comes from it: it is fresh OS
         entropy on every fit (see :func:`~sklearn_semiprivate.reproducible_noise`
         for tests and docs).
+    verbose : int or bool, default=0
+        With ``verbose >= 1`` (or True), ``fit`` prints a line at each stage:
+        the size of the public set and of the cover and how long building it
+        took, the start of the selection and the chosen rule, the final
+        estimator's fit. Lines hold public information only: the selection,
+        which reads the private rows, is printed without its duration (which
+        depends on them).
 
     Attributes
     ----------
@@ -145,7 +157,9 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
     member_ : int
         Index of the chosen member in ``cover_``.
     hypothesis_ : str
-        Human-readable rule of the chosen member.
+        Human-readable rule of the chosen member, with the feature names of
+        ``feature_names_in_`` when ``X`` had string column names (``x[j]``
+        otherwise).
     final_estimator_ : estimator or None
         The fitted ``final_estimator``; None when not requested, or when the
         relabeled points hold a single class (then ``predict`` uses the
@@ -155,7 +169,9 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
 
     See Also
     --------
-    PublicDataReduction : the reduction of Alg. 2-4, a fully private learner.
+    GenericLearnerClassifier : for when the unlabeled rows are private too.
+    sklearn_semiprivate.research.PublicDataReduction : the reduction of
+        Alg. 2-4, a fully private learner (research only).
 
     Notes
     -----
@@ -224,6 +240,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         "final_estimator": [HasMethods(["fit", "predict"]), None],
         "accountant": [PrivacyAccountant, None],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -238,6 +255,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         final_estimator=None,
         accountant=None,
         random_state=None,
+        verbose=0,
     ):
         self.hypothesis_class = hypothesis_class
         self.epsilon = epsilon
@@ -248,6 +266,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         self.final_estimator = final_estimator
         self.accountant = accountant
         self.random_state = random_state
+        self.verbose = verbose
 
     # False: the user's final_estimator gets its own parameter validation.
     @_fit_context(prefer_skip_nested_validation=False)
@@ -264,7 +283,9 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
                 default=None
             Public rows, preferably wrapped in :class:`~sklearn_semiprivate.PublicData`
             (it may carry public labels too). None: private-only learning on a
-            data-independent grid.
+            data-independent grid (with a
+            :class:`~sklearn_semiprivate.PublicDataWarning` unless ``bounds``
+            is given).
         y_public : array-like of shape (n_public,), default=None
             Public labels when ``X_public`` is a raw array.
 
@@ -285,19 +306,28 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
             n_public=self.n_public,
             rng=rng_public,
         )
+        if data.X_public is None and self.bounds is None:
+            # Public inputs only: whether public data and bounds were given.
+            warn_no_public_data(self)
+        progress = FitProgress(self, self.verbose)
         # The cover from public points or bounds (public work only); without
         # either, it waits for the bounds read off the private rows.
         points = self._cover_points(data, rng_grid, allow_leak=False)
-        cover = None if points is None else self._build_cover(points, data.classes)
-        cost = PrivacyCost(float(self.epsilon), 0.0)
+        cover = None
+        if points is not None:
+            cover = self._timed_cover(points, data, progress)
+        cost = self._privacy_cost()
         # Reserved atomically before the first private read, and kept whatever
         # happens next: a refused fit has read nothing, a failed one stays
         # charged.
         reserve_budget(self.accountant, cost, self)
+        if self.accountant is not None:
+            progress.say(f"reserved epsilon={cost.epsilon:g} on the accountant")
         check_private_labels(data.y, data.classes)
         if cover is None:
             points = self._cover_points(data, rng_grid, allow_leak=True)
-            cover = self._build_cover(points, data.classes)
+            cover = self._timed_cover(points, data, progress)
+        progress.say(f"selecting a member ({self._mechanism_name()})...")
         member = self._select_member(cover, data, noise_rng(self.random_state))
         self.privacy_spent_ = cost
 
@@ -305,9 +335,50 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         self.cover_ = cover
         self.cover_size_ = cover.size
         self.member_ = member
-        self.hypothesis_ = cover.describe(member)
-        self.final_estimator_ = self._fit_final_estimator(points, rng_final)
+        self.hypothesis_ = describe_member(
+            cover, member, getattr(self, "feature_names_in_", None)
+        )
+        # The released rule: printing it is post-processing.
+        progress.say(f"selected: {self.hypothesis_}")
+        self.final_estimator_ = self._fit_final_estimator(points, rng_final, progress)
         return self
+
+    def _mechanism_name(self):
+        if self.mechanism == "exponential":
+            return "exponential mechanism"
+        return "permute-and-flip"
+
+    def _timed_cover(self, points, data, progress):
+        """Build the cover, announcing its public size and build time.
+
+        The points are public rows or the grid; the grid's bounds may have
+        been read off the private rows (after a leak warning), but its size
+        and the cover built on it are the output of that documented leak.
+        """
+        if data.X_public is not None:
+            source = f"{points.shape[0]:,} public points"
+        elif self.bounds is not None:
+            source = f"a data-independent grid of {points.shape[0]:,} points"
+        else:
+            source = (
+                f"a grid of {points.shape[0]:,} points inside bounds read from "
+                "the private X"
+            )
+        started = progress.start(
+            f"building the cover from {source} "
+            f"({describe_class(self.hypothesis_class)})..."
+        )
+        cover = self._build_cover(points, data.classes)
+        progress.done(started, f"cover: {cover.size:,} members")
+        return cover
+
+    def _privacy_cost(self, **fit_params):
+        """What ``fit`` reserves: ``(epsilon, 0)``, from the parameters alone.
+
+        The fit arguments (public rows or not) do not change it. A search or a
+        pipeline reserves it on this estimator's behalf before any private read.
+        """
+        return PrivacyCost(float(self.epsilon), 0.0)
 
     def _cover_points(self, data, rng, *, allow_leak=True):
         """Public points, or a data-independent grid when there are none.
@@ -379,7 +450,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
             cover.scores(*self._score_rows(data))
         )
 
-    def _fit_final_estimator(self, points, rng):
+    def _fit_final_estimator(self, points, rng, progress):
         """Relabel public points with the chosen hypothesis: post-processing.
 
         An unseeded final estimator is seeded from the public-side
@@ -389,11 +460,19 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
             return None
         labels = self.cover_.predict(self.member_, points)
         if np.unique(labels).size < 2:
+            progress.say("final estimator: skipped (the rule gives one label)")
             return None
         estimator = clone(self.final_estimator)
         if estimator.get_params().get("random_state", 0) is None:
             estimator.set_params(random_state=public_seed(rng))
-        return estimator.fit(points, labels)
+        # Public points relabeled by the released rule: timing it is public.
+        started = progress.start(
+            f"fitting the final estimator {type(estimator).__name__} on "
+            f"{points.shape[0]:,} relabeled points..."
+        )
+        estimator = estimator.fit(points, labels)
+        progress.done(started, "final estimator: done")
+        return estimator
 
     def _labels(self, X):
         """Labels of validated ``X``: the final estimator's, or the hypothesis'."""

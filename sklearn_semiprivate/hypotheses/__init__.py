@@ -9,6 +9,7 @@ from ._base import (
     check_classes,
     check_points,
     encode_labels,
+    feature_labels,
 )
 from ._finite import FiniteClass, FiniteCover
 from ._halfplanes import HalfplaneCover, Halfplanes
@@ -35,4 +36,5 @@ __all__ = [
     "check_classes",
     "check_points",
     "encode_labels",
+    "feature_labels",
 ]

@@ -25,7 +25,14 @@ from sklearn.utils import check_array
 
 from ..mechanisms import exponential_mechanism
 
-__all__ = ["Cover", "HypothesisClass", "check_classes", "check_points", "encode_labels"]
+__all__ = [
+    "Cover",
+    "HypothesisClass",
+    "check_classes",
+    "check_points",
+    "encode_labels",
+    "feature_labels",
+]
 
 # Largest cover whose scores may be materialized member by member (one int64 per
 # member, 80 MB). Covers that can be larger sample the exponential mechanism
@@ -176,6 +183,45 @@ def encode_labels(y, classes, name="y", *, private=False):
             f"{name} contains labels{which} not in classes={classes.tolist()}."
         )
     return codes.astype(np.intp, copy=False)
+
+
+def feature_labels(feature_names, n_features):
+    """How each feature is printed in a rule: its name, or ``x[j]``.
+
+    Parameters
+    ----------
+    feature_names : array-like of str of shape (n_features,) or None
+        Feature names (public: part of the input format), or None.
+    n_features : int
+        Number of features the cover reads.
+
+    Returns
+    -------
+    labels : list of str
+        ``feature_names`` as strings, or ``["x[0]", "x[1]", ...]``.
+
+    Raises
+    ------
+    ValueError
+        If ``feature_names`` is not one name per feature.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.hypotheses import feature_labels
+    >>> feature_labels(None, 2)
+    ['x[0]', 'x[1]']
+    >>> feature_labels(["age", "income"], 2)
+    ['age', 'income']
+    """
+    if feature_names is None:
+        return [f"x[{j}]" for j in range(n_features)]
+    names = [str(name) for name in np.asarray(feature_names, dtype=object).ravel()]
+    if np.ndim(feature_names) != 1 or len(names) != n_features:
+        raise ValueError(
+            f"feature_names must hold one name per feature ({n_features}), got "
+            f"shape {np.shape(feature_names)}."
+        )
+    return names
 
 
 # Fixed public seed of the random 64-bit keys that hash public labelings. Public
@@ -389,13 +435,17 @@ class Cover(ABC):
         """
 
     @abstractmethod
-    def describe(self, member):
+    def describe(self, member, *, feature_names=None):
         """Human-readable rule of member ``member``, e.g. ``x[3] <= 2.5 -> 1 else 0``.
 
         Parameters
         ----------
         member : int
             Index of the member.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names to print for the features (an estimator passes its
+            ``feature_names_in_``). None prints ``x[j]``. Implementations
+            resolve them with :func:`feature_labels`.
 
         Returns
         -------

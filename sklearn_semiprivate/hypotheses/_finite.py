@@ -17,6 +17,7 @@ from ._base import (
     check_classes,
     check_points,
     encode_labels,
+    feature_labels,
 )
 
 __all__ = ["FiniteClass", "FiniteCover"]
@@ -217,17 +218,21 @@ class FiniteCover(Cover):
         X = check_points(X, "X", n_features=self.n_features_in_)
         return np.asarray(model.predict(X))
 
-    def describe(self, member):
+    def describe(self, member, *, feature_names=None):
         """Human-readable rule of member ``member``: the model it stands for.
 
         Parameters
         ----------
         member : int
             Index of the member.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Accepted for the :class:`Cover` protocol; checked, but not printed:
+            a member is shown as its model's ``repr``.
 
         Returns
         -------
         text : str
         """
         model = self._model(member)
+        feature_labels(feature_names, self.n_features_in_)
         return f"models[{self.model_indices_[member]}]: {model!r}"

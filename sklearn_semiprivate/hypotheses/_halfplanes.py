@@ -44,7 +44,14 @@ such inputs a labeling that some exact halfplane realizes may be missing.
 
 import numpy as np
 
-from ._base import Cover, HypothesisClass, _hash_keys, check_classes, check_points
+from ._base import (
+    Cover,
+    HypothesisClass,
+    _hash_keys,
+    check_classes,
+    check_points,
+    feature_labels,
+)
 
 __all__ = ["HalfplaneCover", "Halfplanes"]
 
@@ -528,13 +535,15 @@ class HalfplaneCover(Cover):
         side = _side(self.normal_[member - 2], d)
         return self.classes_[side.astype(np.intp)]
 
-    def describe(self, member):
+    def describe(self, member, *, feature_names=None):
         """Human-readable rule of member ``member``.
 
         Parameters
         ----------
         member : int
             Index of the member.
+        feature_names : array-like of str of shape (2,), default=None
+            Names to print for the two features; None prints ``x[0]``, ``x[1]``.
 
         Returns
         -------
@@ -548,12 +557,15 @@ class HalfplaneCover(Cover):
         'always 1'
         >>> cover.describe(2)
         '-1*x[0] + 0*x[1] >= 0 -> 1 else 0'
+        >>> cover.describe(2, feature_names=["height", "weight"])
+        '-1*height + 0*weight >= 0 -> 1 else 0'
         """
         member = self._check_member(member)
+        x0, x1 = feature_labels(feature_names, 2)
         if member < 2:
             return f"always {self.classes_[member]}"
         w, b = self.halfplane(member)
         # Display only: components below 1e-12 (e.g. cos(pi/2)) are shown as 0.
         w = np.where(np.abs(w) < 1e-12, 0.0, w) + 0.0
         c0, c1 = self.classes_
-        return f"{w[0]:.6g}*x[0] + {w[1]:.6g}*x[1] >= {b:.6g} -> {c1} else {c0}"
+        return f"{w[0]:.6g}*{x0} + {w[1]:.6g}*{x1} >= {b:.6g} -> {c1} else {c0}"

@@ -15,7 +15,14 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ..utils import check_epsilon, check_rng
-from ._base import Cover, HypothesisClass, _gumbel_max, check_classes, check_points
+from ._base import (
+    Cover,
+    HypothesisClass,
+    _gumbel_max,
+    check_classes,
+    check_points,
+    feature_labels,
+)
 from ._counting import ClassCounts
 from ._stumps import _format_number, _label_pairs, _midpoints
 from ._thresholds import _check_one_feature
@@ -317,13 +324,15 @@ class IntervalCover(Cover):
             inside &= x > self.thresholds_[start - 1]
         return np.where(inside, self.classes_[a], self.classes_[b])
 
-    def describe(self, member):
+    def describe(self, member, *, feature_names=None):
         """Human-readable rule of member ``member``.
 
         Parameters
         ----------
         member : int
             Index of the member.
+        feature_names : array-like of str of shape (1,), default=None
+            Name to print for the feature; None prints ``x[0]``.
 
         Returns
         -------
@@ -332,9 +341,10 @@ class IntervalCover(Cover):
             interval is unbounded on the left, or ``"always a"``.
         """
         start, end, a, b = self._decode(member)
+        (name,) = feature_labels(feature_names, 1)
         if start is None:
             return f"always {self.classes_[a]}"
-        rule = f"x[0] <= {_format_number(self.thresholds_[end])}"
+        rule = f"{name} <= {_format_number(self.thresholds_[end])}"
         if start > 0:
             rule = f"{_format_number(self.thresholds_[start - 1])} < {rule}"
         return f"{rule} -> {self.classes_[a]} else {self.classes_[b]}"

@@ -29,6 +29,7 @@ from ._base import (
     check_classes,
     check_points,
     encode_labels,
+    feature_labels,
 )
 from ._partitioners import CellIndex, EstimatorCells, MedianSplits, QuantileGrid
 
@@ -507,21 +508,26 @@ class PartitionCover(Cover):
         labels[inside] = codes[cells[inside]]
         return self.classes_[labels]
 
-    def describe(self, member):
+    def describe(self, member, *, feature_names=None):
         """Human-readable rule of member ``member``: the label of every cell.
 
         Parameters
         ----------
         member : int
             Index of the member.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names to print for the features in the cells' rules; None prints
+            ``x[j]``. Cells of a fitted estimator (clusters, leaves) are named
+            by their id and print no feature.
 
         Returns
         -------
         text : str
         """
         codes = self.decode(member)
+        names = feature_labels(feature_names, self.n_features_in_)
         rules = [
-            f"cell {c} [{self._partition.describe(self._keys[c])}]: "
+            f"cell {c} [{self._partition.describe(self._keys[c], names)}]: "
             f"{self.classes_[codes[c]]}"
             for c in range(self.n_cells_)
         ]

@@ -1,7 +1,8 @@
 """Partitions of the feature space fitted on public points, and cell lookup.
 
 Helpers of :mod:`._partition`: each partition maps rows to cell keys (one row of
-integers, or of any sortable ids, per point) and describes a key in words.
+integers, or of any sortable ids, per point) and describes a key in words,
+``describe(key, names)``, with ``names[j]`` the text printed for feature ``j``.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -24,17 +25,17 @@ class QuantileGrid:
             [np.searchsorted(e, X[:, j], side="left") for j, e in enumerate(self.edges)]
         )
 
-    def describe(self, key):
+    def describe(self, key, names):
         parts = []
         for j, (e, b) in enumerate(zip(self.edges, key, strict=True)):
             if e.size == 0:
                 continue
             if b == 0:
-                parts.append(f"x[{j}] <= {e[0]:.6g}")
+                parts.append(f"{names[j]} <= {e[0]:.6g}")
             elif b == e.size:
-                parts.append(f"x[{j}] > {e[-1]:.6g}")
+                parts.append(f"{names[j]} > {e[-1]:.6g}")
             else:
-                parts.append(f"{e[b - 1]:.6g} < x[{j}] <= {e[b]:.6g}")
+                parts.append(f"{e[b - 1]:.6g} < {names[j]} <= {e[b]:.6g}")
         return " and ".join(parts) if parts else "everywhere"
 
 
@@ -62,16 +63,18 @@ class MedianSplits:
                 go_left = sub[:, j] <= thr
                 self.feature[node], self.threshold[node] = j, thr
                 children = []
-                for child_rows, text in (
-                    (rows[go_left], f"x[{j}] <= {thr:.6g}"),
-                    (rows[~go_left], f"x[{j}] > {thr:.6g}"),
+                # A path step is (feature, "<=" or ">", threshold), printed
+                # by describe with the feature's name.
+                for child_rows, step in (
+                    (rows[go_left], (j, "<=", thr)),
+                    (rows[~go_left], (j, ">", thr)),
                 ):
                     children.append(len(self.feature))
                     self.feature.append(-1)
                     self.threshold.append(0.0)
                     self.left.append(-1)
                     self.right.append(-1)
-                    self.path.append([*self.path[node], text])
+                    self.path.append([*self.path[node], step])
                     next_frontier.append((children[-1], child_rows))
                 self.left[node], self.right[node] = children
             frontier = next_frontier
@@ -95,8 +98,10 @@ class MedianSplits:
             )
         return node[:, None]
 
-    def describe(self, key):
-        return " and ".join(self.path[int(key[0])]) or "everywhere"
+    def describe(self, key, names):
+        steps = self.path[int(key[0])]
+        texts = [f"{names[j]} {op} {thr:.6g}" for j, op, thr in steps]
+        return " and ".join(texts) or "everywhere"
 
 
 class EstimatorCells:
@@ -118,7 +123,8 @@ class EstimatorCells:
             )
         return keys
 
-    def describe(self, key):
+    def describe(self, key, names):
+        # Cells of a fitted estimator are named by their id; no feature to name.
         key = key.tolist()
         return f"{self.name} {key[0] if len(key) == 1 else tuple(key)}"
 

@@ -17,7 +17,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._base import Cover, HypothesisClass, _hash_keys, check_classes, check_points
+from ._base import (
+    Cover,
+    HypothesisClass,
+    _hash_keys,
+    check_classes,
+    check_points,
+    feature_labels,
+)
 from ._counting import ClassCounts
 
 __all__ = ["DecisionStumps", "StumpCover"]
@@ -264,24 +271,36 @@ class StumpCover(Cover):
             return np.full(X.shape[0], self.classes_[a])
         return np.where(X[:, feature] <= threshold, self.classes_[a], self.classes_[b])
 
-    def describe(self, member):
+    def describe(self, member, *, feature_names=None):
         """Human-readable rule of member ``member``.
 
         Parameters
         ----------
         member : int
             Index of the member.
+        feature_names : array-like of str of shape (n_features_in_,), default=None
+            Names to print for the features; None prints ``x[j]``.
 
         Returns
         -------
         text : str
-            ``"x[j] <= t -> a else b"``, or ``"always a"`` for a constant.
+            ``"x[j] <= t -> a else b"`` (with the feature's name in place of
+            ``x[j]`` when ``feature_names`` is given), or ``"always a"`` for a
+            constant.
+
+        Examples
+        --------
+        >>> from sklearn_semiprivate.hypotheses import DecisionStumps
+        >>> cover = DecisionStumps().cover([[0.0, 5.0], [1.0, 4.0]])
+        >>> cover.describe(2, feature_names=["age", "income"])
+        'age <= 0.5 -> 0 else 1'
         """
         feature, threshold, a, b = self._decode(member)
+        names = feature_labels(feature_names, self.n_features_in_)
         if feature is None:
             return f"always {self.classes_[a]}"
         return (
-            f"x[{feature}] <= {_format_number(threshold)} -> "
+            f"{names[feature]} <= {_format_number(threshold)} -> "
             f"{self.classes_[a]} else {self.classes_[b]}"
         )
 

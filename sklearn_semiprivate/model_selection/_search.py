@@ -16,7 +16,7 @@ in one of two ways, both with a cost known before any fit:
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import time
+import os
 import warnings
 from numbers import Integral, Real
 
@@ -31,7 +31,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost, compose_basic
-from ..accounting._reservation import reserve_budget
+from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
 from ..mechanisms import LaplaceMechanism
 from ..pipeline._pipeline import _unwrap_public
 from ..utils._rng import check_rng, noise_rng, public_seed
@@ -47,20 +47,16 @@ from ._selection import random_stopping_cost, random_stopping_number_of_runs
 __all__ = ["PrivateParameterSearch"]
 
 
-class _CostProbeStop(Exception):
-    """Raised by the probe ledger at the reservation, before any private read."""
+class _CostProbeStop(BaseException):
+    """Raised by the probe ledger at the reservation.
+
+    A ``BaseException``, so that an estimator catching ``Exception`` around its
+    reservation cannot swallow it and go on to read rows uncharged.
+    """
 
 
 class _CostProbe(PrivacyAccountant):
-    """A ledger that records the first reservation and stops the fit there.
-
-    Every estimator of this package validates its inputs and builds its public
-    side, then reserves its whole cost before its first private read
-    (``reserve_budget``). Fitting a candidate against this ledger therefore
-    reads nothing private beyond the input format, and returns the candidate's
-    exact cost as the estimator itself computes it, or the error that its
-    parameters meet on this data, before the search charges anything.
-    """
+    """A ledger that records the first reservation and stops the fit there."""
 
     def __init__(self):
         super().__init__()
@@ -74,25 +70,32 @@ class _CostProbe(PrivacyAccountant):
         raise _CostProbeStop
 
 
-def _accountant_keys(estimator):
-    """Names of every ``accountant`` parameter of ``estimator``, nested ones too."""
-    return sorted(
+def _quiet_keys(estimator):
+    """Every ``verbose`` parameter, nested ones too: runs must print nothing."""
+    return [
         key
         for key in estimator.get_params(deep=True)
-        if key == "accountant" or key.endswith("__accountant")
-    )
+        if key == "verbose" or key.endswith("__verbose")
+    ]
 
 
-def _with_accountant(estimator, params, accountant):
-    """A clone with ``params`` set and every ledger replaced by ``accountant``.
+def _candidate(estimator, params, accountant, *, classes=None):
+    """A silent clone with ``params`` set and every ledger set to ``accountant``.
 
     The parameter values are cloned too (as ``GridSearchCV`` does), so that
-    runs never share a mutable hypothesis class or final estimator.
+    runs never share a mutable hypothesis class or final estimator. Progress
+    output is switched off: printed by the secret runs, it would count them.
+    ``classes`` (public) fills every undeclared ``classes`` parameter.
     """
     est = clone(estimator).set_params(**clone(params, safe=False))
-    keys = _accountant_keys(est)
-    if keys:
-        est.set_params(**dict.fromkeys(keys, accountant))
+    deep = est.get_params(deep=True)
+    updates = dict.fromkeys(accountant_keys(est), accountant)
+    updates.update(dict.fromkeys(_quiet_keys(est), False))
+    if classes is not None:
+        for key, value in deep.items():
+            if (key == "classes" or key.endswith("__classes")) and value is None:
+                updates[key] = classes
+    est.set_params(**updates)
     return est
 
 
@@ -100,18 +103,25 @@ def _describe(params):
     return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())) or "(defaults)"
 
 
-def _probe_cost(estimator, params, X, y, fit_params):
-    """The cost ``estimator`` with ``params`` would reserve on this data.
+def _dry_run(candidate, params, cost, X, y, fit_params):
+    """Fit ``candidate`` up to its reservation, against a ledger that stops it.
 
-    Its errors are raised here, once, naming the candidate, before the search
-    reserves anything. Warnings are returned, to be shown once.
+    Every estimator of this package validates its input format and builds its
+    public side, then reserves its cost before its first private read (a
+    :class:`~sklearn_semiprivate.PublicFittedPipeline` before it transforms
+    the private rows). Up to there a fit reads the format of ``X`` and ``y``
+    only, questions no parameter chooses, as any fit does before its charge.
+    So an error the candidate's parameters meet on data of this format is
+    raised here, once, naming the candidate, before the search charges
+    anything; and the reservation must be the stated ``cost``. Warnings are
+    returned, to be shown once.
     """
     probe = _CostProbe()
-    est = _with_accountant(estimator, params, probe)
+    candidate.set_params(**dict.fromkeys(accountant_keys(candidate), probe))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            est.fit(X, y, **fit_params)
+            candidate.fit(X, y, **fit_params)
         except _CostProbeStop:
             pass
         except Exception as exc:
@@ -119,33 +129,43 @@ def _probe_cost(estimator, params, X, y, fit_params):
                 f"The candidate {_describe(params)} cannot be fitted on this data "
                 f"(checked before any budget was spent): {exc}"
             ) from exc
-    if probe.cost is None:
-        raise TypeError(
-            "PrivateParameterSearch needs an estimator of this package that "
-            "charges an `accountant` before its first private read, so that its "
-            f"cost is known before any fit; {type(estimator).__name__} with "
-            f"{_describe(params)} completed a fit without reserving any budget."
+        else:
+            raise RuntimeError(
+                f"The candidate {_describe(params)} completed a fit without "
+                "reserving its cost on its accountant first."
+            )
+    if probe.cost != cost:
+        raise RuntimeError(
+            f"The candidate {_describe(params)} reserved {probe.cost}, not the "
+            f"cost it states ({cost})."
         )
-    return probe.cost, caught
+    return caught
 
 
-def _fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params):
+def _silence_in_worker(parent_pid):
+    """In a worker process, drop warnings: they would print once per run."""
+    if os.getpid() != parent_pid:
+        warnings.simplefilter("ignore")
+
+
+def _fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
     """One run: fit on the training split, count correct validation predictions.
 
-    Warnings are silenced: the probe already showed the public ones once, and a
-    run must not print anything that could depend on its private rows.
+    Returns None instead of raising: which run failed, and why, depends on the
+    secret runs and the private rows (see ``_fit_random_stopping``).
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    _silence_in_worker(pid)
+    try:
         estimator.fit(X_train, y_train, **fit_params)
         correct = int(np.sum(np.asarray(estimator.predict(X_val)) == y_val))
+    except Exception:
+        return None
     return estimator, correct
 
 
-def _fit_only(estimator, X, y, fit_params):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return estimator.fit(X, y, **fit_params)
+def _fit_only(estimator, X, y, fit_params, pid):
+    _silence_in_worker(pid)
+    return estimator.fit(X, y, **fit_params)
 
 
 def _best_has(method):
@@ -369,13 +389,20 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
             raise ValueError("param_distributions gives no candidate.")
         return candidates
 
-    def _ledger(self):
+    def _ledger(self, candidates):
         """The one ledger to charge: this search's, or the estimator's."""
+        for params in candidates:
+            if any(k == "accountant" or k.endswith("__accountant") for k in params):
+                raise ValueError(
+                    "param_distributions may not set an accountant: the search "
+                    "charges one ledger for all candidates; pass it as "
+                    "PrivateParameterSearch(accountant=...)."
+                )
         inner = self.estimator.get_params(deep=True)
         found = {
-            id(v): v
-            for k, v in inner.items()
-            if (k == "accountant" or k.endswith("__accountant")) and v is not None
+            id(inner[k]): inner[k]
+            for k in accountant_keys(self.estimator)
+            if inner[k] is not None
         }
         if self.accountant is not None:
             found[id(self.accountant)] = self.accountant
@@ -385,6 +412,11 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
                 "one ledger, as PrivateParameterSearch(accountant=...)."
             )
         return next(iter(found.values()), None)
+
+    def _make(self, params, accountant):
+        return _candidate(
+            self.estimator, params, accountant, classes=self._public_classes
+        )
 
     def _log(self, message):
         if self.verbose:
@@ -439,16 +471,24 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
             )
         fit_params = {} if X_pub is None else {"X_public": PublicData(X_pub)}
         candidates = self._candidates()
-        ledger = self._ledger()
+        ledger = self._ledger(candidates)
+        # Public selection: a candidate without classes takes the public
+        # labels' set rather than read it off the private y.
+        self._public_classes = (
+            None if selection != "public" else np.unique(np.asarray(y_pub))
+        )
 
-        # Every candidate's cost, and every error its parameters meet on this
-        # data, before anything is charged (reads the input format only).
+        # Every candidate's cost, a function of its public parameters, and a
+        # dry run up to its reservation (format checks only) that raises,
+        # once and naming the candidate, the errors its parameters meet on
+        # data of this format, before anything is charged.
         self._log(f"checking {len(candidates)} candidates (no private read)")
         costs, shown = [], set()
         for params in candidates:
-            cost, caught = _probe_cost(self.estimator, params, X, y, fit_params)
+            candidate = self._make(params, None)
+            cost = fit_cost(candidate, **fit_params)
             costs.append(cost)
-            for w in caught:
+            for w in _dry_run(candidate, params, cost, X, y, fit_params):
                 key = (w.category, str(w.message))
                 if key not in shown:
                     shown.add(key)
@@ -460,10 +500,16 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         self._log(f"reserving the whole search's cost {total}")
         reserve_budget(ledger, total, self)
 
-        if selection == "public":
-            self._fit_public(candidates, X, y, fit_params, X_pub, np.asarray(y_pub))
-        else:
-            self._fit_random_stopping(candidates, X, y, fit_params, score_epsilon)
+        # Warnings of the fits on private rows are not shown: the dry run
+        # showed the public ones once, and any other may depend on the private
+        # rows or, printed once per run, count the secret runs. (Worker
+        # processes drop them themselves.)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if selection == "public":
+                self._fit_public(candidates, X, y, fit_params, X_pub, np.asarray(y_pub))
+            else:
+                self._fit_random_stopping(candidates, X, y, fit_params, score_epsilon)
         self.selection_ = selection
         self.privacy_spent_ = total
         self.cv_results_["cost_epsilon"] = np.array([c.epsilon for c in costs])
@@ -499,10 +545,9 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _fit_public(self, candidates, X, y, fit_params, X_pub, y_pub):
         """Fit every candidate on all private rows; score on public labels."""
         self._log(f"fitting {len(candidates)} candidates on the private rows")
+        pid = os.getpid()
         fitted = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_only)(
-                _with_accountant(self.estimator, params, None), X, y, fit_params
-            )
+            delayed(_fit_only)(self._make(params, None), X, y, fit_params, pid)
             for params in candidates
         )
         # Post-processing: the fitted candidates scored on public rows.
@@ -539,19 +584,33 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         laplace = LaplaceMechanism(score_epsilon, sensitivity=1.0)
         best = (-np.inf, None, None)
         batch = max(2 * abs(self.n_jobs or 1), 8)
+        pid = os.getpid()
         for start in range(0, n_runs, batch):
             chunk = picks[start : start + batch]
             results = Parallel(n_jobs=self.n_jobs)(
                 delayed(_fit_and_count)(
-                    _with_accountant(self.estimator, candidates[c], None),
+                    self._make(candidates[c], None),
                     X_tr,
                     y_tr,
                     X_val,
                     y_val,
                     fit_params,
+                    pid,
                 )
                 for c in chunk
             )
+            if any(r is None for r in results):
+                # Which run failed, and why, depends on the secret runs and on
+                # the private rows: neither the candidate nor the error is
+                # shown (the charge stays, as for any fit failing after its
+                # reservation).
+                raise RuntimeError(
+                    "A run of the private selection failed after the search's "
+                    "budget was charged. Its candidate and error are not shown: "
+                    "they depend on the secret runs and the private rows. Fit "
+                    "the candidates one by one on data you may inspect to find "
+                    "which cannot take it."
+                ) from None
             for c, (est, correct) in zip(chunk, results):
                 noisy = laplace.sample(float(correct), random_state=rng)
                 if noisy > best[0]:
@@ -561,14 +620,9 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.best_score_ = float(np.clip(noisy_count / n_val, 0.0, 1.0))
         if self.refit:
             self._log("refitting the winner on all private rows")
-            start = time.perf_counter()
             winner = _fit_only(
-                _with_accountant(self.estimator, candidates[index], None),
-                X,
-                y,
-                fit_params,
+                self._make(candidates[index], None), X, y, fit_params, pid
             )
-            self.refit_time_ = time.perf_counter() - start
         self.best_estimator_ = winner
         scores = np.full(len(candidates), np.nan)
         scores[index] = self.best_score_

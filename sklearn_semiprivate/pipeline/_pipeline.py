@@ -28,6 +28,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData, warn_raw_public_array
+from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
 from ..exceptions import PrivacyLeakWarning
 from ..utils._sklearn_compat import (
     StrOptions,
@@ -369,6 +370,40 @@ class PublicFittedPipeline(_BaseComposition):
                 f"accepts X_public; got {final!r}."
             )
 
+    def _privacy_cost(self, **fit_params):
+        """What ``fit`` reserves: the last step's cost (the transformers are free).
+
+        The fit parameters of the last step may be given as
+        ``<last step>__<param>``; only which ones are present matters.
+        """
+        name, final = self.steps[-1]
+        prefix = f"{name}__"
+        params = {
+            k[len(prefix) :] if k.startswith(prefix) else k: v
+            for k, v in fit_params.items()
+            if k not in ("X_public", "y_public")
+        }
+        return fit_cost(final, **params)
+
+    @staticmethod
+    def _reserve_final(final, final_params):
+        """Charge the last step's ledger before any private row is transformed.
+
+        The last step's cost is a function of its public parameters
+        (:func:`~sklearn_semiprivate.accounting._reservation.fit_cost`), so the
+        pipeline reserves it on the step's accountant itself, then fits a
+        clone whose ledgers are cleared, which does not charge again.
+        """
+        keys = accountant_keys(final)
+        params = final.get_params(deep=True)
+        ledgers = [params[k] for k in keys if params[k] is not None]
+        if not ledgers:
+            return final
+        cost = fit_cost(final, **final_params)
+        for ledger in {id(led): led for led in ledgers}.values():
+            reserve_budget(ledger, cost, final)
+        return final.set_params(**dict.fromkeys(keys, None))
+
     def _final_fit_params(self, params):
         """Fit parameters of the last step, routed or as ``<last>__<param>``."""
         final_name = self.steps[-1][0]
@@ -453,7 +488,7 @@ class PublicFittedPipeline(_BaseComposition):
             )
 
         start = time.perf_counter()
-        steps_, Xt, Xpt = [], X, Xp
+        steps_, Xpt, fitted = [], Xp, []
         for idx, (name, step) in enumerate(self.steps[:-1]):
             if step in _SKIPPED:
                 steps_.append((name, step))
@@ -461,13 +496,21 @@ class PublicFittedPipeline(_BaseComposition):
             step = clone(step)
             if Xp is not None:
                 Xpt = _on_public(name, step.fit_transform, Xpt, yp)
-                Xt = _on_private(name, step.transform, Xt)
-            else:
-                Xt = _on_private(name, step.fit_transform, Xt, y, action="fit on")
+                self._log(idx, name, start)
+            fitted.append((idx, name, step))
             steps_.append((name, step))
-            self._log(idx, name, start)
         name, final = self.steps[-1]
-        final = clone(final)
+        final = self._reserve_final(clone(final), final_params)
+        # Only now, with the last step's cost charged, are the private rows
+        # transformed: whether a transform of them fails is a question the
+        # public fit chose (an encoder's categories), answered exactly.
+        Xt = X
+        for idx, step_name, step in fitted:
+            if Xp is not None:
+                Xt = _on_private(step_name, step.transform, Xt)
+            else:
+                Xt = _on_private(step_name, step.fit_transform, Xt, y, action="fit on")
+                self._log(idx, step_name, start)
         public = None if Xp is None else PublicData(Xpt, yp)
         final.fit(Xt, y, X_public=public, **final_params)
         steps_.append((name, final))

@@ -8,12 +8,12 @@ and import from this module only.
 
 from sklearn.base import _fit_context
 from sklearn.pipeline import _name_estimators
+from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
     HasMethods,
     Interval,
     StrOptions,
 )
-from sklearn.utils import _safe_indexing
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import validate_data
 

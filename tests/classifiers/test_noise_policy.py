@@ -23,13 +23,12 @@ from sklearn_semiprivate import (
     PrivacyLeakWarning,
     PublicAssistedQueryRelease,
     PublicData,
-    PublicDataReduction,
     SemiPrivateClassifier,
     reproducible_noise,
 )
-from sklearn_semiprivate.classifiers import _reduction
 from sklearn_semiprivate.hypotheses import FiniteClass
 from sklearn_semiprivate.query_release import ThresholdQueries
+from sklearn_semiprivate.research import PublicDataReduction, _reduction
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore::sklearn_semiprivate.PrivacyLeakWarning"

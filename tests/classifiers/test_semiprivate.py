@@ -10,6 +10,7 @@ from sklearn_semiprivate import (
     PrivacyCost,
     PrivacyLeakWarning,
     PublicData,
+    PublicDataWarning,
     SemiPrivateClassifier,
     reproducible_noise,
 )
@@ -92,7 +93,12 @@ def test_no_public_data_with_bounds_is_private_and_silent():
 
 def test_no_public_data_no_bounds_warns():
     X, y, _ = make_data()
-    with pytest.warns(PrivacyLeakWarning, match="bounds"):
+    # A forgotten X_public (PublicDataWarning), then the bounds read off the
+    # private rows (PrivacyLeakWarning).
+    with (
+        pytest.warns(PublicDataWarning, match="No public data"),
+        pytest.warns(PrivacyLeakWarning, match="bounds"),
+    ):
         SemiPrivateClassifier(classes=[0, 1], random_state=0).fit(X, y)
 
 
@@ -277,7 +283,11 @@ def test_budget_refused_before_bounds_are_read():
     acc = PrivacyAccountant(epsilon=0.5)
     clf = SemiPrivateClassifier(classes=[0, 1], accountant=acc)
     # No PrivacyLeakWarning (filterwarnings=error would raise it): refused first.
-    with pytest.raises(PrivacyBudgetError):
+    # The PublicDataWarning depends on public inputs only and comes before.
+    with (
+        pytest.warns(PublicDataWarning, match="No public data"),
+        pytest.raises(PrivacyBudgetError),
+    ):
         clf.fit(X, y)
 
 

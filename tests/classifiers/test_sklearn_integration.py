@@ -1,4 +1,4 @@
-"""SemiPrivateClassifier and PublicDataReduction inside the scikit-learn ecosystem."""
+"""SemiPrivateClassifier inside the scikit-learn ecosystem."""
 
 import pickle
 

@@ -1,6 +1,7 @@
 """PrivateParameterSearch as users run it: accounting, secrecy, errors, sklearn."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
@@ -164,7 +165,6 @@ def test_only_the_winner_is_scored():
         "best_score_",
         "cv_results_",
         "privacy_spent_",
-        "refit_time_",
         "selection_",
     }
 
@@ -231,10 +231,89 @@ def test_candidate_that_cannot_fit_fails_once_before_charging():
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
 
 
+def test_exhausted_ledger_answers_no_transform_question():
+    # A public-fitted encoder that fails on a private category would answer
+    # "is this category among the private rows?" if the private rows were
+    # transformed before the charge. They are not: the refusal comes first.
+    pd = pytest.importorskip("pandas")
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"city": ["paris"] * 5 + ["rome"] * 45, "x": rng.uniform(size=50)})
+    y = (X["x"] > 0.5).astype(int).to_numpy()
+    X_pub = pd.DataFrame({"city": ["rome", "oslo"], "x": [0.2, 0.7]})
+    pipe = make_public_fitted_pipeline(
+        OneHotEncoder(handle_unknown="error"), _base(bounds=(0, 1))
+    )
+    ledger = PrivacyAccountant(epsilon=1.0)
+    ledger.spend(1.0)
+    with pytest.raises(PrivacyBudgetError):
+        PrivateParameterSearch(
+            pipe, {"semiprivateclassifier__epsilon": [1.0]}, accountant=ledger
+        ).fit(X, y, X_public=PublicData(X_pub))
+    pipe.set_params(semiprivateclassifier__accountant=ledger)
+    with pytest.raises(PrivacyBudgetError):
+        pipe.fit(X, y, X_public=PublicData(X_pub))
+
+
+def test_runs_print_nothing(capsys):
+    # The candidates' own progress would count the secret runs.
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(_base(verbose=1), GRID, n_runs=10, verbose=1)
+    search.fit(X, y, X_public=PublicData(X_pub))
+    out = capsys.readouterr().out
+    assert "[SemiPrivateClassifier]" not in out
+    assert out.count("[PrivateParameterSearch]") == 5
+
+
+def test_grid_may_not_set_a_ledger():
+    X, y, X_pub, _ = _data()
+    grid = {"epsilon": [1.0], "accountant": [PrivacyAccountant(1.0)]}
+    with pytest.raises(ValueError, match="may not set an accountant"):
+        PrivateParameterSearch(_base(), grid).fit(X, y, X_public=PublicData(X_pub))
+
+
+def test_public_selection_takes_classes_from_public_labels():
+    # A candidate without classes= would read the label set off private y.
+    X, y, X_pub, y_pub = _data()
+    search = PrivateParameterSearch(SemiPrivateClassifier(), {"epsilon": [1.0]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no PrivacyLeakWarning
+        search.fit(X, y, X_public=PublicData(X_pub, y_pub))
+    np.testing.assert_array_equal(search.classes_, [0, 1])
+
+
+def test_failed_run_is_reported_without_details():
+    # A label outside classes fails inside a run, after the charge: the error
+    # names neither the candidate nor the cause.
+    X, y, X_pub, _ = _data()
+    y = y.copy()
+    y[:5] = 2
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(_base(), GRID, accountant=ledger)
+    with pytest.raises(RuntimeError, match="not shown") as info:
+        search.fit(X, y, X_public=PublicData(X_pub))
+    assert "classes" not in str(info.value)
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    assert ledger.spent() == PrivacyCost(4.0, 0.0)
+
+
+def test_threading_backend_leaves_warning_filters_alone():
+    from joblib import parallel_backend
+
+    X, y, X_pub, _ = _data()
+    before = list(warnings.filters)
+    with parallel_backend("threading", n_jobs=2):
+        PrivateParameterSearch(_base(), GRID, n_jobs=2, n_runs=8).fit(
+            X, y, X_public=PublicData(X_pub)
+        )
+    assert warnings.filters == before
+
+
 def test_estimator_without_ledger_is_refused():
     X, y, _, _ = _data()
     search = PrivateParameterSearch(LogisticRegression(), {"C": [0.1, 1.0]})
-    with pytest.raises(TypeError, match="without reserving any budget"):
+    with pytest.raises(TypeError, match="does not state its privacy cost"):
         search.fit(X, y)
 
 

@@ -8,6 +8,9 @@ reduction exists to study the lower bound: if the semi-private learner had exces
 error ``alpha`` with few public examples, the private learner would have error
 ``<= 100 n_public alpha`` on realizable distributions (Claim 4.6), which private
 learning lower bounds forbid for classes of infinite Littlestone dimension.
+
+Research only: it lives in :mod:`sklearn_semiprivate.research`, apart from the
+estimators meant for data one wants to learn from.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -19,6 +22,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData
+from ..accounting._reservation import fit_cost
+from ..classifiers._base import prepare_fit_data
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -26,7 +31,6 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._base import prepare_fit_data
 
 __all__ = ["PublicDataReduction", "priv_samp", "pub_samp"]
 
@@ -65,7 +69,7 @@ def priv_samp(n_real, n_private, p, rng):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_semiprivate.classifiers import priv_samp
+    >>> from sklearn_semiprivate.research import priv_samp
     >>> length, pos = priv_samp(3, 1000, 0.01, np.random.default_rng(0))
     >>> len(pos) <= 3 and length <= 1000
     True
@@ -104,7 +108,7 @@ def pub_samp(n_public, n_features, classes, dummy_sampler, rng):
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_semiprivate.classifiers import pub_samp
+    >>> from sklearn_semiprivate.research import pub_samp
     >>> def sampler(n, d, rng):
     ...     return rng.standard_normal((n, d))
     >>> X, y = pub_samp(4, 2, np.array([0, 1]), sampler, np.random.default_rng(0))
@@ -134,20 +138,29 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
     Dummies come from a fixed distribution D0: points from ``dummy_sampler``
     (standard normal by default) and labels uniform over ``classes``.
 
+    Real public rows, when ``fit`` is given some (``X_public``), are not needed
+    by the construction; they are passed through to the wrapped learner's
+    public sample, *after* PubSamp's ``n_public`` dummies. With public labels
+    the public sample is labeled: the dummies keep their D0 labels (uniform
+    over ``classes``, as PubSamp draws them) and the real rows their own.
+    Without public labels it is unlabeled, as with no public rows.
+
     Parameters
     ----------
     estimator : estimator
         A semi-private classifier with ``fit(X, y, X_public=...)``, such as
-        :class:`SemiPrivateClassifier`. Its own ``n_public`` should be None (all).
+        :class:`~sklearn_semiprivate.SemiPrivateClassifier`. Its own
+        ``n_public`` should be None (all).
     n_public : int
-        Public sample size the wrapped learner is given, ``>= 1``.
+        Number of PubSamp dummies in the wrapped learner's public sample,
+        ``>= 1`` (the paper's ``n_pub``).
     dummy_sampler : callable, default=None
         ``dummy_sampler(n_samples, n_features, rng) -> ndarray`` drawing dummy
         points; must not look at data. None: standard normal.
     classes : array-like of shape (n_classes,), default=None
         Label set of the dummy labels (the paper's is binary, ``{0, 1}``). If
-        None, read from the private ``y`` with a
-        :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+        None, taken from the public labels, else read from the private ``y``
+        with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
     random_state : int, RandomState instance or None, default=None
         Seeds the public-side randomness only: PubSamp's dummies, and the
         wrapped learner's ``random_state`` when it has none (which, for a
@@ -166,6 +179,11 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
     privacy_spent_ : PrivacyCost
         That of the wrapped learner.
 
+    See Also
+    --------
+    sklearn_semiprivate.SemiPrivateClassifier : the semi-private learner to
+        wrap; with real public data, use it directly.
+
     Notes
     -----
     **Privacy.** Same ``(epsilon, delta)`` as the wrapped learner, for
@@ -175,16 +193,23 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
     replacing one real row replaces at most one row of the generated sample.
     Add/remove is *not* covered: the generated sample's length is
     ``10 n_public n``, so adding a row changes it by many dummy rows. The number
-    of private rows ``n`` is treated as public.
+    of private rows ``n`` is treated as public. Real public rows (``X_public``,
+    ``y_public``) are not protected and join only the public sample; the
+    guarantee holds because the wrapped learner is DP in its private sample
+    for *every* public sample (the argument of Claim 4.5), which is the case
+    for the learners of this package.
 
     **Utility.** If the wrapped learner has excess error ``alpha`` with
     ``n_public`` public examples, the output has error ``<= 100 n_public alpha``
     on distributions realizable by the class, w.p. ``>= 1 - 1/16`` (Claim 4.6).
+    The claim is about the dummy-only public sample; real public rows from the
+    target distribution can only add information the analysis does not use.
 
     Examples
     --------
     >>> import numpy as np
-    >>> from sklearn_semiprivate import PublicDataReduction, SemiPrivateClassifier
+    >>> from sklearn_semiprivate import SemiPrivateClassifier
+    >>> from sklearn_semiprivate.research import PublicDataReduction
     >>> rng = np.random.default_rng(0)
     >>> X = rng.standard_normal((20, 1))
     >>> y = (X[:, 0] > 0).astype(int)
@@ -194,6 +219,8 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
     >>> red.estimator_.privacy_spent_ == red.privacy_spent_
     True
     """
+
+    __metadata_request__fit = {"X_public": True, "y_public": True}
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"])],
@@ -219,7 +246,7 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, X_public=None, y_public=None):
         """Run the wrapped learner on PrivSamp/PubSamp samples built from ``(X, y)``.
 
         Parameters
@@ -228,13 +255,29 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
             The real private sample ``S~``.
         y : array-like of shape (n_samples,)
             Its labels, elements of ``classes``.
+        X_public : PublicData or array-like of shape (n_public_rows, n_features), \
+                default=None
+            Real public rows, preferably wrapped in
+            :class:`~sklearn_semiprivate.PublicData` (which may carry labels):
+            appended to PubSamp's dummies in the wrapped learner's public
+            sample. None: the public sample is PubSamp's dummies only, as in
+            the paper.
+        y_public : array-like of shape (n_public_rows,), default=None
+            Public labels when ``X_public`` is a raw array.
 
         Returns
         -------
         self : object
         """
         data = prepare_fit_data(
-            self, X, y, None, None, classes=self.classes, n_public=None, rng=None
+            self,
+            X,
+            y,
+            X_public,
+            y_public,
+            classes=self.classes,
+            n_public=None,
+            rng=None,
         )
         X, y, classes = data.X, data.y, data.classes
         # Labels outside `classes` are not checked here: the check's question
@@ -258,7 +301,8 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         order = rng_coins.permutation(n_real)[:used]
         X_priv[positions] = X[order]
         y_priv[positions] = y[order]
-        X_pub, _ = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
+        X_pub, y_pub = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
+        public = self._public_sample(X_pub, y_pub, data)
 
         est = clone(self.estimator)
         params = est.get_params()
@@ -270,10 +314,29 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
             est.set_params(classes=classes)
         # The wrapped learner is DP in its private sample; each real row sits in
         # at most one position of it (Claim 4.5), so the reduction inherits it.
-        self.estimator_ = est.fit(X_priv, y_priv, X_public=PublicData(X_pub))
+        self.estimator_ = est.fit(X_priv, y_priv, X_public=public)
         self.classes_ = classes
         self.privacy_spent_ = self.estimator_.privacy_spent_
         return self
+
+    def _privacy_cost(self, **fit_params):
+        """What ``fit`` spends: the wrapped learner's cost (Claim 4.5).
+
+        The wrapped learner reserves it on its own accountant; the reduction
+        adds nothing (each real row sits in at most one position of the
+        private sample).
+        """
+        return fit_cost(self.estimator, X_public=None)
+
+    @staticmethod
+    def _public_sample(X_dummy, y_dummy, data):
+        """PubSamp's dummies, followed by the real public rows if any (public)."""
+        if data.X_public is None:
+            return PublicData(X_dummy)
+        X_pub = np.vstack([X_dummy, data.X_public])
+        if data.y_public is None:
+            return PublicData(X_pub)
+        return PublicData(X_pub, np.concatenate([y_dummy, data.y_public]))
 
     def predict(self, X):
         """Predict with the wrapped learner's hypothesis.

@@ -1,0 +1,146 @@
+"""PublicDataReduction: PrivSamp/PubSamp (Alg. 2-4) and the wrapped learner."""
+
+import numpy as np
+import pytest
+
+from sklearn_semiprivate import PublicData, SemiPrivateClassifier
+from sklearn_semiprivate.research import PublicDataReduction, priv_samp
+
+
+def test_priv_samp_places_each_real_row_at_most_once():
+    rng = np.random.default_rng(0)
+    length, pos = priv_samp(30, 30 * 10 * 4, 1 / 400, rng)
+    assert np.all(np.diff(pos) > 0)
+    assert pos.size <= 30 and length <= 1200
+    if pos.size == 30:
+        assert length == pos[-1] + 1  # the while loop stops when S~ is used up
+
+
+@pytest.mark.statistical
+def test_priv_samp_rate():
+    # With p = 1/(100 n_pub) and n_private = 10 n_pub n~, about n~/10 real rows
+    # are used when S~ is not exhausted; check the Bernoulli(p) count exactly.
+    n_priv, p = 200_000, 1 / 400
+    _, pos = priv_samp(10**6, n_priv, p, np.random.default_rng(1))
+    mean, sd = n_priv * p, np.sqrt(n_priv * p * (1 - p))
+    assert abs(pos.size - mean) < 5.3 * sd  # two-sided alpha ~ 1e-7
+
+
+class _Spy(SemiPrivateClassifier):
+    """Records what the wrapped learner receives."""
+
+    seen = []
+
+    def fit(self, X, y, X_public=None, y_public=None):
+        type(self).seen.append((X.copy(), y.copy(), X_public.X.copy()))
+        return super().fit(X, y, X_public=X_public, y_public=y_public)
+
+
+def _far_dummies(n, d, rng):
+    # Dummy points far from the real ones, so the test can tell them apart.
+    return np.full((n, d), 5.0) + rng.uniform(0, 1, size=(n, d))
+
+
+def test_samples_handed_to_the_wrapped_learner():
+    # Real data sorted by label: the rows that make it in must still be a
+    # uniform subset (both labels), each real row at most once.
+    X = np.linspace(-1, 1, 2000).reshape(-1, 1)
+    y = (X[:, 0] > 0).astype(int)
+    _Spy.seen = []
+    red = PublicDataReduction(
+        _Spy("thresholds", classes=[0, 1]),
+        n_public=2,
+        dummy_sampler=_far_dummies,
+        classes=[0, 1],
+        random_state=0,
+    ).fit(X, y)
+    ((X_priv, y_priv, X_pub),) = _Spy.seen
+    real = np.abs(X_priv[:, 0]) <= 1
+    assert X_priv.shape[0] <= 10 * 2 * 2000
+    # About n_private * p = 10 n_pub n / (100 n_pub) = n / 10 real rows.
+    assert 120 < real.sum() < 280
+    assert set(y_priv[real].tolist()) == {0, 1}
+    assert np.unique(X_priv[real, 0]).size == real.sum()
+    np.testing.assert_array_equal(y_priv[real], (X_priv[real, 0] > 0).astype(int))
+    # Dummy labels are uniform; the public sample is all dummies (PubSamp).
+    assert 0.45 < y_priv[~real].mean() < 0.55
+    assert X_pub.shape == (2, 1) and np.all(X_pub >= 5.0)
+    assert red.privacy_spent_ == red.estimator_.privacy_spent_
+
+
+class _PublicSpy(SemiPrivateClassifier):
+    """Records the public sample the wrapped learner receives."""
+
+    seen = []
+
+    def fit(self, X, y, X_public=None, y_public=None):
+        type(self).seen.append((X_public.X.copy(), X_public.y))
+        return super().fit(X, y, X_public=X_public, y_public=y_public)
+
+
+@pytest.mark.parametrize("labeled", [False, True], ids=["unlabeled", "labeled"])
+def test_real_public_rows_join_the_dummies(labeled):
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(200, 1))
+    y = (X[:, 0] > 0).astype(int)
+    X_real = np.array([[-0.5], [0.25], [0.75]])
+    y_real = np.array([0, 1, 1])
+    public = PublicData(X_real, y_real if labeled else None)
+    _PublicSpy.seen = []
+    red = PublicDataReduction(
+        _PublicSpy("thresholds", classes=[0, 1]),
+        n_public=2,
+        dummy_sampler=_far_dummies,
+        classes=[0, 1],
+        random_state=0,
+    ).fit(X, y, X_public=public)
+    ((X_pub, y_pub),) = _PublicSpy.seen
+    # PubSamp's n_public dummies first (far away), then the real public rows.
+    assert X_pub.shape == (5, 1)
+    assert np.all(X_pub[:2] >= 5.0)
+    np.testing.assert_array_equal(X_pub[2:], X_real)
+    if labeled:
+        # The dummies keep their D0 labels, the real rows their own.
+        assert set(y_pub[:2].tolist()) <= {0, 1}
+        np.testing.assert_array_equal(y_pub[2:], y_real)
+    else:
+        assert y_pub is None
+    assert red.privacy_spent_ == red.estimator_.privacy_spent_
+
+
+def test_public_labels_give_the_label_set():
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, size=(100, 1))
+    y = (X[:, 0] > 0).astype(int)
+    # classes=None: taken from the public labels, so no PrivacyLeakWarning
+    # (filterwarnings=error would raise it).
+    red = PublicDataReduction(
+        SemiPrivateClassifier("thresholds"), n_public=2, random_state=0
+    ).fit(X, y, X_public=PublicData(np.array([[-0.5], [0.5]]), np.array([0, 1])))
+    assert red.classes_.tolist() == [0, 1]
+    assert red.estimator_.classes_.tolist() == [0, 1]
+
+
+def test_without_public_rows_the_public_sample_is_all_dummies():
+    X = np.linspace(-1, 1, 100).reshape(-1, 1)
+    y = (X[:, 0] > 0).astype(int)
+    _PublicSpy.seen = []
+    PublicDataReduction(
+        _PublicSpy("thresholds", classes=[0, 1]),
+        n_public=3,
+        dummy_sampler=_far_dummies,
+        classes=[0, 1],
+    ).fit(X, y)
+    ((X_pub, y_pub),) = _PublicSpy.seen
+    assert X_pub.shape == (3, 1) and np.all(X_pub >= 5.0) and y_pub is None
+
+
+@pytest.mark.parametrize("name", ["PublicDataReduction", "priv_samp", "pub_samp"])
+def test_research_names_have_examples(name):
+    # tests/test_docstrings.py covers the other namespaces.
+    import inspect
+
+    from sklearn_semiprivate import research
+
+    doc = inspect.getdoc(getattr(research, name)) or ""
+    assert "Examples\n--------" in doc and ">>>" in doc
