@@ -7,8 +7,11 @@ SemiPrivateClassifier with several hypothesis classes (cells of partitions fitte
 on the public points, labeled privately), of the private-only baseline (no public
 data: the same class on a data-independent grid over the pixel range [0, 16],
 which is public knowledge), and of non-private scikit-learn LogisticRegression on
-the private rows (the ceiling). The same table is drawn to a PNG if matplotlib is
-installed.
+the private rows (the ceiling). The same results are drawn to a PNG by
+:class:`~sklearn_semiprivate.display.PrivacyUtilityDisplay` (one line per
+learner with its spread over the repetitions, the ceiling as a horizontal line)
+if matplotlib is installed; without it the table is printed and the figure
+skipped.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -31,11 +34,13 @@ from sklearn.preprocessing import StandardScaler
 from . import __version__
 from ._public import PublicData
 from .classifiers import SemiPrivateClassifier
+from .display import PrivacyUtilityDisplay
 from .exceptions import PrivacyLeakWarning
 from .hypotheses import PartitionLabelings
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0)
 PIXEL_BOUNDS = (0.0, 16.0)  # digits pixels are integers in [0, 16]: public
+CEILING = "non-private LogisticRegression (ceiling)"
 
 
 def _learners(classes):
@@ -76,22 +81,23 @@ def _kmeans(k):
     return PartitionLabelings("kmeans", n_clusters=k, random_state=0)
 
 
-def run(n_repeats=5, seed=0):
-    """Compute the accuracy table.
+def run_scores(n_repeats=5, seed=0):
+    """Test accuracy of every learner, epsilon and repetition.
 
     Parameters
     ----------
     n_repeats : int, default=5
-        Repetitions (different train/test splits and mechanism seeds) per cell.
+        Repetitions (different train/test splits and public-side seeds; the
+        privacy noise is fresh on every fit) per cell.
     seed : int, default=0
         Master seed.
 
     Returns
     -------
-    names : list of str
-        Row names.
-    table : ndarray of shape (n_rows, len(EPSILONS))
-        Mean test accuracy; the ceiling row repeats its single value.
+    rows : dict of str to ndarray of shape (n_repeats, len(EPSILONS))
+        Test accuracy of each learner, in table order.
+    ceiling : ndarray of shape (n_repeats,)
+        Test accuracy of non-private LogisticRegression.
     """
     X, y = load_digits(return_X_y=True)
     classes = np.arange(10)  # the ten digits: part of the task's public description
@@ -114,12 +120,66 @@ def run(n_repeats=5, seed=0):
                 rows[name][rep, j] = clf.score(X_te, y_te)
         lr = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
         ceiling.append(lr.fit(X_priv, y_priv).score(X_te, y_te))
-    names = [*rows, "non-private LogisticRegression (ceiling)"]
+    return rows, np.asarray(ceiling)
+
+
+def _table(rows, ceiling):
+    names = [*rows, CEILING]
     table = np.vstack(
         [rows[n].mean(axis=0) for n in rows]
         + [np.full(len(EPSILONS), np.mean(ceiling))]
     )
     return names, table
+
+
+def run(n_repeats=5, seed=0):
+    """Compute the accuracy table.
+
+    Parameters
+    ----------
+    n_repeats : int, default=5
+        Repetitions (different train/test splits and public-side seeds; the
+        privacy noise is fresh on every fit) per cell.
+    seed : int, default=0
+        Master seed.
+
+    Returns
+    -------
+    names : list of str
+        Row names.
+    table : ndarray of shape (n_rows, len(EPSILONS))
+        Mean test accuracy; the ceiling row repeats its single value.
+    """
+    return _table(*run_scores(n_repeats=n_repeats, seed=seed))
+
+
+def make_displays(rows, ceiling):
+    """One PrivacyUtilityDisplay per learner; the last holds the ceiling.
+
+    Built from precomputed scores, so no matplotlib is needed until ``plot``.
+
+    Parameters
+    ----------
+    rows : dict of str to ndarray of shape (n_repeats, len(EPSILONS))
+        As returned by :func:`run_scores`.
+    ceiling : ndarray of shape (n_repeats,)
+        As returned by :func:`run_scores`.
+
+    Returns
+    -------
+    displays : list of PrivacyUtilityDisplay
+    """
+    last = len(rows) - 1
+    return [
+        PrivacyUtilityDisplay(
+            param_values=np.asarray(EPSILONS),
+            scores=scores.T,  # (n_values, n_repeats)
+            estimator_name=name,
+            baselines={CEILING: ceiling} if i == last else None,
+            score_name="test accuracy",
+        )
+        for i, (name, scores) in enumerate(rows.items())
+    ]
 
 
 def _format_table(names, table):
@@ -132,7 +192,8 @@ def _format_table(names, table):
     return "\n".join(lines)
 
 
-def _plot(names, table, path):
+def _plot(curves, path, n_repeats):
+    """Draw the displays on one axes and save them; None without matplotlib."""
     try:
         import matplotlib
 
@@ -141,13 +202,12 @@ def _plot(names, table, path):
     except ImportError:
         return None
     fig, ax = plt.subplots(figsize=(11, 4.5))
-    for name, row in zip(names, table):
-        style = "--" if "ceiling" in name else "-o"
-        ax.plot(EPSILONS, row, style, label=name)
-    ax.set_xscale("log")
-    ax.set_xlabel("epsilon (private data)")
-    ax.set_ylabel("test accuracy")
-    ax.set_title("Digits: 10% of training rows public and unlabeled")
+    for curve in curves:
+        curve.plot(ax=ax)
+    ax.set_title(
+        "Digits: 10% of training rows public and unlabeled "
+        f"(mean ± std over {n_repeats} splits)"
+    )
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(alpha=0.3)
     fig.tight_layout()
@@ -180,13 +240,16 @@ def main(argv=None):
     with warnings.catch_warnings():
         # No privacy-leak fallback may fire in the demonstration.
         warnings.simplefilter("error", PrivacyLeakWarning)
-        names, table = run(n_repeats=args.repeats, seed=args.seed)
-    print(_format_table(names, table))
+        rows, ceiling = run_scores(n_repeats=args.repeats, seed=args.seed)
+    print(_format_table(*_table(rows, ceiling)))
     print(f"\n({time.perf_counter() - start:.1f} s)")
     if args.plot:
-        path = _plot(names, table, args.plot)
+        path = _plot(make_displays(rows, ceiling), args.plot, args.repeats)
         if path is None:
-            print("matplotlib is not installed: no plot (pip install matplotlib).")
+            print(
+                "matplotlib is not installed: no plot "
+                '(pip install "sklearn_semiprivate[examples]").'
+            )
         else:
             print(f"Plot written to {os.path.abspath(path)}")
     return 0

@@ -17,6 +17,10 @@ MODULES = [
     "sklearn_semiprivate.audit",
     "sklearn_semiprivate.query_release",
     "sklearn_semiprivate.utils",
+    "sklearn_semiprivate.model_selection",
+    "sklearn_semiprivate.display",
+    "sklearn_semiprivate.pipeline",
+    "sklearn_semiprivate.research",
 ]
 
 
