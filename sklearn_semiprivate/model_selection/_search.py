@@ -22,7 +22,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 from sklearn.utils import check_array, check_consistent_length, indexable
 from sklearn.utils.metaestimators import available_if
@@ -42,130 +42,10 @@ from ..utils._sklearn_compat import (
     _fit_context,
     _safe_indexing,
 )
+from ._candidates import candidate, dry_run, fit_and_count, fit_only
 from ._selection import random_stopping_cost, random_stopping_number_of_runs
 
 __all__ = ["PrivateParameterSearch"]
-
-
-class _CostProbeStop(BaseException):
-    """Raised by the probe ledger at the reservation.
-
-    A ``BaseException``, so that an estimator catching ``Exception`` around its
-    reservation cannot swallow it and go on to read rows uncharged.
-    """
-
-
-class _CostProbe(PrivacyAccountant):
-    """A ledger that records the first reservation and stops the fit there."""
-
-    def __init__(self):
-        super().__init__()
-        self.cost = None
-
-    def check(self, epsilon, delta=0.0):
-        return None
-
-    def spend(self, epsilon, delta=0.0, *, source=None):
-        self.cost = PrivacyCost(float(epsilon), float(delta))
-        raise _CostProbeStop
-
-
-def _quiet_keys(estimator):
-    """Every ``verbose`` parameter, nested ones too: runs must print nothing."""
-    return [
-        key
-        for key in estimator.get_params(deep=True)
-        if key == "verbose" or key.endswith("__verbose")
-    ]
-
-
-def _candidate(estimator, params, accountant, *, classes=None):
-    """A silent clone with ``params`` set and every ledger set to ``accountant``.
-
-    The parameter values are cloned too (as ``GridSearchCV`` does), so that
-    runs never share a mutable hypothesis class or final estimator. Progress
-    output is switched off: printed by the secret runs, it would count them.
-    ``classes`` (public) fills every undeclared ``classes`` parameter.
-    """
-    est = clone(estimator).set_params(**clone(params, safe=False))
-    deep = est.get_params(deep=True)
-    updates = dict.fromkeys(accountant_keys(est), accountant)
-    updates.update(dict.fromkeys(_quiet_keys(est), False))
-    if classes is not None:
-        for key, value in deep.items():
-            if (key == "classes" or key.endswith("__classes")) and value is None:
-                updates[key] = classes
-    est.set_params(**updates)
-    return est
-
-
-def _describe(params):
-    return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())) or "(defaults)"
-
-
-def _dry_run(candidate, params, cost, X, y, fit_params):
-    """Fit ``candidate`` up to its reservation, against a ledger that stops it.
-
-    Every estimator of this package validates its input format and builds its
-    public side, then reserves its cost before its first private read (a
-    :class:`~sklearn_semiprivate.PublicFittedPipeline` before it transforms
-    the private rows). Up to there a fit reads the format of ``X`` and ``y``
-    only, questions no parameter chooses, as any fit does before its charge.
-    So an error the candidate's parameters meet on data of this format is
-    raised here, once, naming the candidate, before the search charges
-    anything; and the reservation must be the stated ``cost``. Warnings are
-    returned, to be shown once.
-    """
-    probe = _CostProbe()
-    candidate.set_params(**dict.fromkeys(accountant_keys(candidate), probe))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            candidate.fit(X, y, **fit_params)
-        except _CostProbeStop:
-            pass
-        except Exception as exc:
-            raise type(exc)(
-                f"The candidate {_describe(params)} cannot be fitted on this data "
-                f"(checked before any budget was spent): {exc}"
-            ) from exc
-        else:
-            raise RuntimeError(
-                f"The candidate {_describe(params)} completed a fit without "
-                "reserving its cost on its accountant first."
-            )
-    if probe.cost != cost:
-        raise RuntimeError(
-            f"The candidate {_describe(params)} reserved {probe.cost}, not the "
-            f"cost it states ({cost})."
-        )
-    return caught
-
-
-def _silence_in_worker(parent_pid):
-    """In a worker process, drop warnings: they would print once per run."""
-    if os.getpid() != parent_pid:
-        warnings.simplefilter("ignore")
-
-
-def _fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
-    """One run: fit on the training split, count correct validation predictions.
-
-    Returns None instead of raising: which run failed, and why, depends on the
-    secret runs and the private rows (see ``_fit_random_stopping``).
-    """
-    _silence_in_worker(pid)
-    try:
-        estimator.fit(X_train, y_train, **fit_params)
-        correct = int(np.sum(np.asarray(estimator.predict(X_val)) == y_val))
-    except Exception:
-        return None
-    return estimator, correct
-
-
-def _fit_only(estimator, X, y, fit_params, pid):
-    _silence_in_worker(pid)
-    return estimator.fit(X, y, **fit_params)
 
 
 def _best_has(method):
@@ -414,7 +294,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         return next(iter(found.values()), None)
 
     def _make(self, params, accountant):
-        return _candidate(
+        return candidate(
             self.estimator, params, accountant, classes=self._public_classes
         )
 
@@ -488,7 +368,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
             candidate = self._make(params, None)
             cost = fit_cost(candidate, **fit_params)
             costs.append(cost)
-            for w in _dry_run(candidate, params, cost, X, y, fit_params):
+            for w in dry_run(candidate, params, cost, X, y, fit_params):
                 key = (w.category, str(w.message))
                 if key not in shown:
                     shown.add(key)
@@ -547,7 +427,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         self._log(f"fitting {len(candidates)} candidates on the private rows")
         pid = os.getpid()
         fitted = Parallel(n_jobs=self.n_jobs)(
-            delayed(_fit_only)(self._make(params, None), X, y, fit_params, pid)
+            delayed(fit_only)(self._make(params, None), X, y, fit_params, pid)
             for params in candidates
         )
         # Post-processing: the fitted candidates scored on public rows.
@@ -588,7 +468,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         for start in range(0, n_runs, batch):
             chunk = picks[start : start + batch]
             results = Parallel(n_jobs=self.n_jobs)(
-                delayed(_fit_and_count)(
+                delayed(fit_and_count)(
                     self._make(candidates[c], None),
                     X_tr,
                     y_tr,
@@ -620,7 +500,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.best_score_ = float(np.clip(noisy_count / n_val, 0.0, 1.0))
         if self.refit:
             self._log("refitting the winner on all private rows")
-            winner = _fit_only(
+            winner = fit_only(
                 self._make(candidates[index], None), X, y, fit_params, pid
             )
         self.best_estimator_ = winner

@@ -101,9 +101,9 @@ def test_refused_search_fits_nothing(monkeypatch):
     ledger = PrivacyAccountant(epsilon=3.5)
     fits = []
     monkeypatch.setattr(
-        search_module, "_fit_and_count", lambda *a: fits.append(a) or (None, 0)
+        search_module, "fit_and_count", lambda *a: fits.append(a) or (None, 0)
     )
-    monkeypatch.setattr(search_module, "_fit_only", lambda *a: fits.append(a))
+    monkeypatch.setattr(search_module, "fit_only", lambda *a: fits.append(a))
     search = PrivateParameterSearch(_base(), GRID, accountant=ledger)
     with pytest.raises(PrivacyBudgetError):
         search.fit(X, y, X_public=PublicData(X_pub))

@@ -1,0 +1,142 @@
+"""The search's candidates: silent clones, the dry run, and one run's work.
+
+What a run may and may not do is decided here: a candidate is a clone whose
+ledgers are cleared (the search has reserved for it) and whose progress output
+is off (a line per run would count the secret runs); the dry run fits it up to
+its reservation, against a ledger that stops it there; the workers report a
+failed run without its cause.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import os
+import warnings
+
+import numpy as np
+from sklearn.base import clone
+
+from ..accounting import PrivacyAccountant, PrivacyCost
+from ..accounting._reservation import accountant_keys
+
+__all__ = ["candidate", "describe", "dry_run", "fit_and_count", "fit_only"]
+
+
+class _CostProbeStop(BaseException):
+    """Raised by the probe ledger at the reservation.
+
+    A ``BaseException``, so that an estimator catching ``Exception`` around its
+    reservation cannot swallow it and go on to read rows uncharged.
+    """
+
+
+class _CostProbe(PrivacyAccountant):
+    """A ledger that records the first reservation and stops the fit there."""
+
+    def __init__(self):
+        super().__init__()
+        self.cost = None
+
+    def check(self, epsilon, delta=0.0):
+        return None
+
+    def spend(self, epsilon, delta=0.0, *, source=None):
+        self.cost = PrivacyCost(float(epsilon), float(delta))
+        raise _CostProbeStop
+
+
+def _quiet_keys(estimator):
+    """Every ``verbose`` parameter, nested ones too: runs must print nothing."""
+    return [
+        key
+        for key in estimator.get_params(deep=True)
+        if key == "verbose" or key.endswith("__verbose")
+    ]
+
+
+def candidate(estimator, params, accountant, *, classes=None):
+    """A silent clone with ``params`` set and every ledger set to ``accountant``.
+
+    The parameter values are cloned too (as ``GridSearchCV`` does), so that
+    runs never share a mutable hypothesis class or final estimator. Progress
+    output is switched off: printed by the secret runs, it would count them.
+    ``classes`` (public) fills every undeclared ``classes`` parameter.
+    """
+    est = clone(estimator).set_params(**clone(params, safe=False))
+    deep = est.get_params(deep=True)
+    updates = dict.fromkeys(accountant_keys(est), accountant)
+    updates.update(dict.fromkeys(_quiet_keys(est), False))
+    if classes is not None:
+        for key, value in deep.items():
+            if (key == "classes" or key.endswith("__classes")) and value is None:
+                updates[key] = classes
+    est.set_params(**updates)
+    return est
+
+
+def describe(params):
+    return ", ".join(f"{k}={v!r}" for k, v in sorted(params.items())) or "(defaults)"
+
+
+def dry_run(candidate, params, cost, X, y, fit_params):
+    """Fit ``candidate`` up to its reservation, against a ledger that stops it.
+
+    Every estimator of this package validates its input format and builds its
+    public side, then reserves its cost before its first private read (a
+    :class:`~sklearn_semiprivate.PublicFittedPipeline` before it transforms
+    the private rows). Up to there a fit reads the format of ``X`` and ``y``
+    only, questions no parameter chooses, as any fit does before its charge.
+    So an error the candidate's parameters meet on data of this format is
+    raised here, once, naming the candidate, before the search charges
+    anything; and the reservation must be the stated ``cost``. Warnings are
+    returned, to be shown once.
+    """
+    probe = _CostProbe()
+    candidate.set_params(**dict.fromkeys(accountant_keys(candidate), probe))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            candidate.fit(X, y, **fit_params)
+        except _CostProbeStop:
+            pass
+        except Exception as exc:
+            raise type(exc)(
+                f"The candidate {describe(params)} cannot be fitted on this data "
+                f"(checked before any budget was spent): {exc}"
+            ) from exc
+        else:
+            raise RuntimeError(
+                f"The candidate {describe(params)} completed a fit without "
+                "reserving its cost on its accountant first."
+            )
+    if probe.cost != cost:
+        raise RuntimeError(
+            f"The candidate {describe(params)} reserved {probe.cost}, not the "
+            f"cost it states ({cost})."
+        )
+    return caught
+
+
+def _silence_in_worker(parent_pid):
+    """In a worker process, drop warnings: they would print once per run."""
+    if os.getpid() != parent_pid:
+        warnings.simplefilter("ignore")
+
+
+def fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
+    """One run: fit on the training split, count correct validation predictions.
+
+    Returns None instead of raising: which run failed, and why, depends on the
+    secret runs and the private rows (see ``_fit_random_stopping``).
+    """
+    _silence_in_worker(pid)
+    try:
+        estimator.fit(X_train, y_train, **fit_params)
+        correct = int(np.sum(np.asarray(estimator.predict(X_val)) == y_val))
+    except Exception:
+        return None
+    return estimator, correct
+
+
+def fit_only(estimator, X, y, fit_params, pid):
+    _silence_in_worker(pid)
+    return estimator.fit(X, y, **fit_params)
