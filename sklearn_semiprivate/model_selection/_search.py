@@ -33,7 +33,7 @@ from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost, compose_basic
 from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
 from ..mechanisms import LaplaceMechanism
-from ..pipeline._pipeline import _unwrap_public
+from ..pipeline._checks import unwrap_public
 from ..utils._rng import check_rng, noise_rng, public_seed
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -340,7 +340,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
             column_or_1d(y, warn=True), ensure_2d=False, dtype=None, input_name="y"
         )
         check_classification_targets(y)
-        X_pub, y_pub = _unwrap_public(X_public, y_public)
+        X_pub, y_pub = unwrap_public(X_public, y_public)
         selection = self.selection
         if selection == "auto":
             selection = "public" if y_pub is not None else "random_stopping"

@@ -11,11 +11,9 @@ guarantee holds for the original rows.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import inspect
-import re
 import time
 import warnings
 
-import numpy as np
 from sklearn import get_config
 from sklearn.base import clone
 from sklearn.utils import Bunch, get_tags
@@ -27,7 +25,7 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._public import PublicData, warn_raw_public_array
+from .._public import PublicData
 from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
 from ..exceptions import PrivacyLeakWarning
 from ..utils._sklearn_compat import (
@@ -36,6 +34,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
     _name_estimators,
 )
+from ._checks import check_formats, on_private, on_public, unwrap_public
 
 __all__ = ["PublicFittedPipeline", "make_public_fitted_pipeline"]
 
@@ -50,142 +49,6 @@ def _final_step_has(method):
         return hasattr(steps[-1][1], method)
 
     return check
-
-
-def _shape(X, what):
-    """Shape of a 2-D input; the message never quotes a value of ``X``."""
-    # np.asarray, not np.shape: array-likes may refuse __array_function__.
-    shape = getattr(X, "shape", None)
-    shape = np.asarray(X).shape if shape is None else shape
-    if len(shape) != 2:
-        raise ValueError(
-            f"{what} must be 2-dimensional (n_samples, n_features), got "
-            f"{len(shape)} dimension(s)."
-        )
-    return shape
-
-
-def _feature_names(X):
-    """String column names of a data frame, as scikit-learn records them."""
-    columns = getattr(X, "columns", None)
-    if columns is None or not all(isinstance(c, str) for c in columns):
-        return None
-    return np.asarray(list(columns), dtype=object)
-
-
-def _check_formats(X, X_public):
-    """Feature count and names of ``X``, checked against the public rows'.
-
-    The input format (dimensions, column names) is public, as for every
-    estimator of the package; no message quotes a value.
-    """
-    n_features, names = _shape(X, "X")[1], _feature_names(X)
-    if X_public is None:
-        return n_features, names
-    n_public, n_public_features = _shape(X_public, "X_public")
-    public_names = _feature_names(X_public)
-    if n_public == 0:
-        raise ValueError("The public data set is empty (0 rows).")
-    if n_public_features != n_features:
-        raise ValueError(
-            f"X_public has {n_public_features} features, but the private X has "
-            f"{n_features}; give the public rows in the input format of X: the "
-            "pipeline transforms both."
-        )
-    if (names is None) != (public_names is None) or (
-        names is not None and not np.array_equal(names, public_names)
-    ):
-        raise ValueError(
-            "X_public's columns must be those of the private X, in the same "
-            f"order: got {public_names} for X_public and {names} for X."
-        )
-    return n_features, names
-
-
-def _unwrap_public(X_public, y_public):
-    """``(X_pub, y_pub)`` from ``PublicData`` or raw arrays, without converting.
-
-    Public data may hold string columns (a ColumnTransformer encodes them), so
-    unlike ``check_public_data`` this does not cast to float.
-    """
-    if isinstance(X_public, PublicData):
-        if y_public is not None and X_public.y is not None:
-            raise TypeError(
-                "Public labels were given twice: in PublicData(X, y) and as "
-                "y_public. Give them once."
-            )
-        y_public = X_public.y if X_public.y is not None else y_public
-        X_public = X_public.X
-    elif X_public is not None:
-        warn_raw_public_array(stacklevel=5)
-    if X_public is None and y_public is not None:
-        raise ValueError("y_public was given without X_public.")
-    return X_public, y_public
-
-
-def _on_public(name, method, *args):
-    """Run a step on the public rows; its error names the step and the set."""
-    try:
-        return method(*args)
-    except Exception as exc:
-        raise (TypeError if isinstance(exc, TypeError) else ValueError)(
-            f"Step {name!r} failed on the public rows (X_public): {exc}"
-        ) from exc
-
-
-# Leading parts of scikit-learn's and numpy's format errors that quote no value
-# of the data (at most a shape, a feature count or a type name, which are
-# format). Only such a part of a private-row error is repeated; the rest of the
-# message is dropped: e.g. "Complex data not supported\n<the array>" keeps its
-# first line, "could not convert string to float: 'abc'" loses the value.
-_FORMAT_MESSAGES = tuple(
-    re.compile(pattern)
-    for pattern in (
-        r"Input (X )?contains (NaN|infinity)",
-        r"Complex data not supported",
-        r"Found array with \d+ (feature|sample)\(s\) \(shape=\(\d+, \d+\)\) "
-        r"while a minimum of \d+ is required",
-        r"Sparse data was passed( for X)?, but dense data is required",
-        r"Cannot center sparse matrices",
-        r"X has \d+ features, but \w+ is expecting \d+ features as input",
-        r"The feature names should match those that were passed during fit",
-        r"(float\(\) )?argument must be a string or a (real )?number, not '\w+'",
-        r"could not convert string to float",
-        r"Found unknown categories",
-    )
-)
-
-
-def _value_free_start(message):
-    """The start of ``message`` that matches ``_FORMAT_MESSAGES``, or None."""
-    for pattern in _FORMAT_MESSAGES:
-        match = pattern.match(message)
-        if match:
-            return match.group(0)
-    return None
-
-
-def _on_private(name, method, *args, action="transform"):
-    """Run a step on the private rows; its error does not repeat their content.
-
-    Messages may quote private values, so only the exception's type and a
-    known value-free start of its message are kept. The new error is raised
-    outside the ``except`` block, so the original is neither its cause nor its
-    ``__context__``, and no traceback prints it.
-    """
-    try:
-        return method(*args)
-    except Exception as exc:
-        failure, kept = type(exc), _value_free_start(str(exc))
-    detail = (
-        "its message is withheld because it may quote private values"
-        if kept is None
-        else f"{kept}; the rest of the message is withheld"
-    )
-    raise (TypeError if issubclass(failure, TypeError) else ValueError)(
-        f"Step {name!r} failed to {action} the private rows (X): "
-        f"{failure.__name__} ({detail})."
-    )
 
 
 class PublicFittedPipeline(_BaseComposition):
@@ -466,7 +329,7 @@ class PublicFittedPipeline(_BaseComposition):
         """
         self._validate_steps()
         final_params = self._final_fit_params(params)
-        Xp, yp = _unwrap_public(X_public, y_public)
+        Xp, yp = unwrap_public(X_public, y_public)
         transformers = [s for s in self.steps[:-1] if s[1] not in _SKIPPED]
         if Xp is None and transformers and self.fit_on_private == "raise":
             raise ValueError(
@@ -476,7 +339,7 @@ class PublicFittedPipeline(_BaseComposition):
                 "fit_on_private='warn' they are fitted on the private rows instead, "
                 "which is not differentially private.)"
             )
-        n_features, names = _check_formats(X, Xp)
+        n_features, names = check_formats(X, Xp)
         if Xp is None and transformers:
             warnings.warn(
                 f"No public data: the transformers {[n for n, _ in transformers]} "
@@ -495,7 +358,7 @@ class PublicFittedPipeline(_BaseComposition):
                 continue
             step = clone(step)
             if Xp is not None:
-                Xpt = _on_public(name, step.fit_transform, Xpt, yp)
+                Xpt = on_public(name, step.fit_transform, Xpt, yp)
                 self._log(idx, name, start)
             fitted.append((idx, name, step))
             steps_.append((name, step))
@@ -507,9 +370,9 @@ class PublicFittedPipeline(_BaseComposition):
         Xt = X
         for idx, step_name, step in fitted:
             if Xp is not None:
-                Xt = _on_private(step_name, step.transform, Xt)
+                Xt = on_private(step_name, step.transform, Xt)
             else:
-                Xt = _on_private(step_name, step.fit_transform, Xt, y, action="fit on")
+                Xt = on_private(step_name, step.fit_transform, Xt, y, action="fit on")
                 self._log(idx, step_name, start)
         public = None if Xp is None else PublicData(Xpt, yp)
         final.fit(Xt, y, X_public=public, **final_params)
