@@ -19,6 +19,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from sklearn_semiprivate import (
     PrivacyAccountant,
+    PrivacyBudgetError,
     PrivacyCost,
     PrivacyLeakWarning,
     PublicData,
@@ -460,3 +461,40 @@ def test_verbose_prints_each_step(capsys):
     out = capsys.readouterr().out
     assert "(step 1 of 2) Processing standardscaler" in out
     assert "(step 2 of 2) Processing semiprivateclassifier" in out
+
+
+def test_last_step_charged_before_private_rows_are_transformed():
+    # A public-fitted encoder that fails on a category absent from the public
+    # rows would answer "is this category among the private rows?". The
+    # pipeline reserves its last step's cost first: an exhausted ledger refuses
+    # before any private row is transformed, and a failing transform stays
+    # charged, once.
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(
+        {"city": ["paris"] * 5 + ["rome"] * 45, "x": np.linspace(0, 1, 50)}
+    )
+    y = (X["x"] > 0.5).astype(int).to_numpy()
+    X_pub = pd.DataFrame({"city": ["rome", "oslo"], "x": [0.2, 0.7]})
+
+    def pipe(ledger):
+        encode = ColumnTransformer(
+            [("city", OneHotEncoder(handle_unknown="error"), ["city"])],
+            remainder="passthrough",
+        )
+        return make_public_fitted_pipeline(encode, clf(accountant=ledger))
+
+    spent = PrivacyAccountant(epsilon=1.0)
+    spent.spend(1.0)
+    with pytest.raises(PrivacyBudgetError):
+        pipe(spent).fit(X, y, X_public=PublicData(X_pub))
+    ledger = PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(ValueError, match="private rows"):
+        pipe(ledger).fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent() == PrivacyCost(1.0, 0.0)
+    assert len(ledger.history) == 1
+    # A successful fit is charged once too (not by the pipeline and the step).
+    ok = pipe(ledger).fit(
+        X[X["city"] == "rome"], y[X["city"] == "rome"], X_public=PublicData(X_pub)
+    )
+    assert len(ledger.history) == 2
+    assert ok.privacy_spent_ == PrivacyCost(1.0, 0.0)
