@@ -424,3 +424,27 @@ def test_sklearn_compatible_search(estimator, check):
     # read off the private rows (PrivacyLeakWarning, expected here).
     with reproducible_noise():
         check(estimator)
+
+
+def test_cv_results_feed_the_privacy_utility_display():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from sklearn_semiprivate.display import PrivacyUtilityDisplay
+
+    X, y, X_pub, y_pub = _data()
+    public = PrivateParameterSearch(_base(), GRID).fit(
+        X, y, X_public=PublicData(X_pub, y_pub)
+    )
+    display = PrivacyUtilityDisplay.from_cv_results(public.cv_results_)
+    np.testing.assert_array_equal(display.param_values, [0.5, 1.0])
+    assert not np.isnan(display.scores).any()
+    plt.close(display.figure_)
+    # Random stopping scores the winner only: one point, the others skipped.
+    private = PrivateParameterSearch(_base(), GRID).fit(
+        X, y, X_public=PublicData(X_pub)
+    )
+    display = PrivacyUtilityDisplay.from_cv_results(private.cv_results_)
+    assert display.param_values.tolist() == [private.best_params_["epsilon"]]
+    plt.close(display.figure_)
