@@ -16,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._public import check_public_data, resolve_classes, subsample_public
 from ..exceptions import PrivacyLeakWarning, PublicDataWarning
+from ..utils._private_errors import call_on_private
 from ..utils._sklearn_compat import validate_data
 
 __all__ = [
@@ -87,8 +88,19 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
     -------
     data : PreparedData
     """
-    X, y = validate_data(estimator, X, y, reset=True, dtype=np.float64)
-    check_classification_targets(y)
+    # Format errors come before the charge: their messages must not quote a
+    # private value (scikit-learn's do, e.g. "could not convert string to
+    # float: '<cell>'"), so only a value-free start of them is kept.
+    X, y = call_on_private(
+        validate_data,
+        estimator,
+        X,
+        y,
+        reset=True,
+        dtype=np.float64,
+        what="the private rows (X, y)",
+    )
+    call_on_private(check_classification_targets, y, what="the private labels (y)")
     declared = None if classes is None else np.unique(np.asarray(classes))
     Xp, yp = check_public_data(
         X_public,

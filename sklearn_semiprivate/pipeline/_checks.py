@@ -8,11 +8,10 @@ a private value).
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import re
-
 import numpy as np
 
 from .._public import PublicData, warn_raw_public_array
+from ..utils._private_errors import value_free_start
 
 __all__ = ["check_formats", "on_private", "on_public", "unwrap_public"]
 
@@ -98,38 +97,6 @@ def on_public(name, method, *args):
         ) from exc
 
 
-# Leading parts of scikit-learn's and numpy's format errors that quote no value
-# of the data (at most a shape, a feature count or a type name, which are
-# format). Only such a part of a private-row error is repeated; the rest of the
-# message is dropped: e.g. "Complex data not supported\n<the array>" keeps its
-# first line, "could not convert string to float: 'abc'" loses the value.
-_FORMAT_MESSAGES = tuple(
-    re.compile(pattern)
-    for pattern in (
-        r"Input (X )?contains (NaN|infinity)",
-        r"Complex data not supported",
-        r"Found array with \d+ (feature|sample)\(s\) \(shape=\(\d+, \d+\)\) "
-        r"while a minimum of \d+ is required",
-        r"Sparse data was passed( for X)?, but dense data is required",
-        r"Cannot center sparse matrices",
-        r"X has \d+ features, but \w+ is expecting \d+ features as input",
-        r"The feature names should match those that were passed during fit",
-        r"(float\(\) )?argument must be a string or a (real )?number, not '\w+'",
-        r"could not convert string to float",
-        r"Found unknown categories",
-    )
-)
-
-
-def _value_free_start(message):
-    """The start of ``message`` that matches ``_FORMAT_MESSAGES``, or None."""
-    for pattern in _FORMAT_MESSAGES:
-        match = pattern.match(message)
-        if match:
-            return match.group(0)
-    return None
-
-
 def on_private(name, method, *args, action="transform"):
     """Run a step on the private rows; its error does not repeat their content.
 
@@ -141,7 +108,7 @@ def on_private(name, method, *args, action="transform"):
     try:
         return method(*args)
     except Exception as exc:
-        failure, kept = type(exc), _value_free_start(str(exc))
+        failure, kept = type(exc), value_free_start(str(exc))
     detail = (
         "its message is withheld because it may quote private values"
         if kept is None

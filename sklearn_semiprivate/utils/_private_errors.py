@@ -1,0 +1,118 @@
+"""Errors about private rows that do not repeat their content.
+
+scikit-learn's and numpy's input checks quote the data they reject
+("could not convert string to float: 'Alice Smith, HIV+'", "Expected 2D
+array, got 1D array instead: array=[...]"). Raised before the ledger is
+charged, such a message would release private values for free. Only a known
+start of the message that quotes no value (at most a shape, a feature count or
+a type name, which are format) is kept; the rest is dropped, and the original
+exception is neither the cause nor the context of the new one.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import re
+
+__all__ = ["call_on_private", "value_free_start"]
+
+# Leading parts of format errors that quote no value of the data.
+_FORMAT_MESSAGES = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r"Input (X |y )?contains (NaN|infinity)",
+        r"(This \w+ estimator|\w+) requires y to be passed, but the target y "
+        r"is None",
+        r"Complex data not supported",
+        r"Found array with \d+ (feature|sample)\(s\) \(shape=\(\d+, \d+\)\) "
+        r"while a minimum of \d+ is required",
+        r"Found array with dim \d+",
+        r"Expected 2D array, got (1D|scalar) array instead",
+        r"y should be a 1d array, got an array of shape \([\d, ]*\) instead",
+        r"Found input variables with inconsistent numbers of samples",
+        r"Unknown label type: \w+",
+        r"Sparse data was passed( for X)?, but dense data is required",
+        r"Cannot center sparse matrices",
+        r"X has \d+ features, but \w+ is expecting \d+ features as input",
+        r"The feature names should match those that were passed during fit",
+        r"(float\(\) )?argument must be a string or a (real )?number, not '\w+'",
+        r"could not convert string to float",
+        r"setting an array element with a sequence",
+        r"Found unknown categories",
+    )
+)
+
+
+def value_free_start(message):
+    """The start of ``message`` that quotes no data value, or None.
+
+    Parameters
+    ----------
+    message : str
+        An exception's message.
+
+    Returns
+    -------
+    start : str or None
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.utils._private_errors import value_free_start
+    >>> value_free_start("could not convert string to float: 'Alice'")
+    'could not convert string to float'
+    >>> value_free_start("anything else: 42") is None
+    True
+    """
+    for pattern in _FORMAT_MESSAGES:
+        match = pattern.match(message)
+        if match:
+            return match.group(0)
+    return None
+
+
+def call_on_private(func, *args, what="the private rows", **kwargs):
+    """Call a format check on private data; its error repeats no private value.
+
+    The new error has the original's kind (``TypeError`` or ``ValueError``),
+    keeps a known value-free start of its message, and is raised outside the
+    ``except`` block, so no traceback prints the original.
+
+    Parameters
+    ----------
+    func : callable
+        The check (e.g. ``validate_data``).
+    *args, **kwargs
+        Its arguments.
+    what : str, default="the private rows"
+        Named in the message.
+
+    Returns
+    -------
+    result
+        What ``func`` returns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.utils import check_array
+    >>> from sklearn_semiprivate.utils._private_errors import call_on_private
+    >>> try:
+    ...     call_on_private(check_array, np.array([1.5, 2.5]))
+    ... except ValueError as exc:
+    ...     print(exc)  # doctest: +NORMALIZE_WHITESPACE
+    Expected 2D array, got 1D array instead (in the private rows; the rest of
+    the message is withheld because it may quote private values).
+    """
+    try:
+        return func(*args, **kwargs)
+    except (TypeError, ValueError) as exc:
+        failure, kept = type(exc), value_free_start(str(exc))
+    kind = TypeError if issubclass(failure, TypeError) else ValueError
+    if kept is None:
+        raise kind(
+            f"{what[:1].upper()}{what[1:]} are malformed: {failure.__name__} (its message "
+            "is withheld because it may quote private values)."
+        )
+    raise kind(
+        f"{kept} (in {what}; the rest of the message is withheld because it may "
+        "quote private values)."
+    )

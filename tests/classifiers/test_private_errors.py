@@ -1,0 +1,70 @@
+"""Format errors raised before the charge repeat no private value.
+
+scikit-learn's checks quote the data they reject; raised before the ledger is
+charged, such a message would be a free release of private values (found by
+the adversarial review of the private search: "could not convert string to
+float: 'Alice Smith, HIV+'" and "Expected 2D array, got 1D array instead:
+array=[...]"). The first two cases printed the value before the fix; the
+others (3-D X, continuous labels) stay value-free through the same path.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from sklearn_semiprivate import (
+    GenericLearnerClassifier,
+    PrivacyAccountant,
+    PrivacyCost,
+    SemiPrivateClassifier,
+)
+from sklearn_semiprivate.research import PublicDataReduction
+
+SECRET = "Alice Smith, HIV+"
+
+
+def _estimators(ledger):
+    return [
+        SemiPrivateClassifier(classes=[0, 1], bounds=(0, 1), accountant=ledger),
+        GenericLearnerClassifier(classes=[0, 1], bounds=(0, 1), accountant=ledger),
+        PublicDataReduction(
+            SemiPrivateClassifier(classes=[0, 1], bounds=(0, 1), accountant=ledger),
+            n_public=2,
+        ),
+    ]
+
+
+CASES = [
+    ("string cell", np.array([[SECRET, 1.0], ["b", 2.0]], dtype=object), [0, 1]),
+    ("1-D X", np.array([123456.789, 2.5]), [0, 1]),
+    ("3-D X", np.full((2, 1, 1), 123456.789), [0, 1]),
+    ("string label", np.zeros((2, 1)), np.array([0.123456789, 1.5])),
+]
+
+
+@pytest.mark.parametrize(("name", "X", "y"), CASES, ids=[c[0] for c in CASES])
+def test_format_errors_quote_no_private_value(name, X, y):
+    ledger = PrivacyAccountant(epsilon=10)
+    for est in _estimators(ledger):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises((TypeError, ValueError)) as info:
+                est.fit(X, y)
+        message = str(info.value)
+        for value in ("Alice", "123456", "0.123456789"):
+            assert value not in message, (type(est).__name__, message)
+        assert "withheld" in message or "are malformed" in message
+        assert info.value.__cause__ is None and info.value.__context__ is None
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)  # before the charge
+
+
+def test_kept_start_is_the_familiar_one():
+    with pytest.raises(ValueError, match=r"^Input X contains NaN"):
+        SemiPrivateClassifier(classes=[0, 1], bounds=(0, 1)).fit(
+            np.array([[np.nan], [1.0]]), [0, 1]
+        )
+    with pytest.raises(ValueError, match=r"^could not convert string to float \("):
+        SemiPrivateClassifier(classes=[0, 1], bounds=(0, 1)).fit(
+            np.array([[SECRET], ["b"]], dtype=object), [0, 1]
+        )
