@@ -22,7 +22,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 from sklearn.utils import check_array, check_consistent_length, indexable
 from sklearn.utils.metaestimators import available_if
@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost, compose_basic
 from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
+from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import LaplaceMechanism
 from ..pipeline._checks import unwrap_public
 from ..utils._rng import check_rng, noise_rng, public_seed
@@ -278,12 +279,16 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
                     "charges one ledger for all candidates; pass it as "
                     "PrivateParameterSearch(accountant=...)."
                 )
-        inner = self.estimator.get_params(deep=True)
-        found = {
-            id(inner[k]): inner[k]
-            for k in accountant_keys(self.estimator)
-            if inner[k] is not None
-        }
+        # Ledgers held by the estimator, or by estimators given as grid values
+        # (the candidates' own ledgers are cleared, so each must be this one).
+        found = {}
+        for est in [self.estimator] + [
+            clone(self.estimator).set_params(**params) for params in candidates
+        ]:
+            inner = est.get_params(deep=True)
+            for key in accountant_keys(est):
+                if inner[key] is not None:
+                    found[id(inner[key])] = inner[key]
         if self.accountant is not None:
             found[id(self.accountant)] = self.accountant
         if len(found) > 1:
@@ -358,6 +363,25 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
             None if selection != "public" else np.unique(np.asarray(y_pub))
         )
 
+        if X_pub is None and any(
+            value is None
+            for params in candidates
+            for key, value in clone(self.estimator)
+            .set_params(**params)
+            .get_params(deep=True)
+            .items()
+            if key == "bounds" or key.endswith("__bounds")
+        ):
+            # Decided by public inputs; the candidates themselves would warn
+            # only after their reservation, inside the silent runs.
+            warnings.warn(
+                "No public data and no bounds= for some candidates: their fits "
+                "read the domain bounds off the private rows, and the selected "
+                "model then leaks the private range (not differentially "
+                "private). Pass bounds=... or public data.",
+                PrivacyLeakWarning,
+                stacklevel=2,
+            )
         # Every candidate's cost, a function of its public parameters, and a
         # dry run up to its reservation (format checks only) that raises,
         # once and naming the candidate, the errors its parameters meet on

@@ -262,6 +262,8 @@ class PublicFittedPipeline(_BaseComposition):
         ledgers = [params[k] for k in keys if params[k] is not None]
         if not ledgers:
             return final
+        # Its parameters are checked first (free): a bad one must not cost.
+        final._validate_params()
         cost = fit_cost(final, **final_params)
         for ledger in {id(led): led for led in ledgers}.values():
             reserve_budget(ledger, cost, final)
@@ -271,7 +273,9 @@ class PublicFittedPipeline(_BaseComposition):
         """Fit parameters of the last step, routed or as ``<last>__<param>``."""
         final_name = self.steps[-1][0]
         if get_config()["enable_metadata_routing"]:
-            return process_routing(self, "fit", **params)[final_name].fit
+            out = process_routing(self, "fit", **params)[final_name].fit
+            self._refuse_private_rows(out)
+            return out
         out = {}
         for key, value in params.items():
             step, _, param = key.partition("__")
@@ -287,7 +291,24 @@ class PublicFittedPipeline(_BaseComposition):
                     "transformers take none: they are fitted on the public rows."
                 )
             out[param] = value
+        self._refuse_private_rows(out)
         return out
+
+    @staticmethod
+    def _refuse_private_rows(params):
+        """Rows passed as a fit parameter would reach the last step untransformed.
+
+        GenericLearnerClassifier's private unlabeled rows are the case: in raw
+        coordinates they would be sanitized on a different grid from the one
+        predict sees (or fail after the charge). Refused before anything runs.
+        """
+        if params.get("X_unlabeled") is not None:
+            raise ValueError(
+                "PublicFittedPipeline does not pass X_unlabeled to its last "
+                "step: those private rows would not go through the transformers. "
+                "Transform them yourself with transformers fitted on public rows, "
+                "and fit the last step directly."
+            )
 
     def _log(self, idx, name, start):
         if self.verbose:

@@ -300,6 +300,10 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         # uniform subset (the data may be sorted, e.g. by label).
         order = rng_coins.permutation(n_real)[:used]
         X_priv[positions] = X[order]
+        # A dtype that holds every private label as it is: casting to the
+        # classes' dtype would truncate an unknown string label into a known
+        # one and skip the learner's (charged) label check.
+        y_priv = y_priv.astype(np.result_type(y_priv.dtype, y.dtype), copy=False)
         y_priv[positions] = y[order]
         X_pub, y_pub = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
         public = self._public_sample(X_pub, y_pub, data)

@@ -109,8 +109,8 @@ def call_on_private(func, *args, what="the private rows", **kwargs):
     kind = TypeError if issubclass(failure, TypeError) else ValueError
     if kept is None:
         raise kind(
-            f"{what[:1].upper()}{what[1:]} are malformed: {failure.__name__} (its message "
-            "is withheld because it may quote private values)."
+            f"{what[:1].upper()}{what[1:]} are malformed: {failure.__name__} "
+            "(its message is withheld because it may quote private values)."
         )
     raise kind(
         f"{kept} (in {what}; the rest of the message is withheld because it may "

@@ -16,6 +16,7 @@ from sklearn_semiprivate import (
     PrivacyAccountant,
     PrivacyBudgetError,
     PrivacyCost,
+    PrivacyLeakWarning,
     PublicData,
     SemiPrivateClassifier,
     make_public_fitted_pipeline,
@@ -448,3 +449,36 @@ def test_cv_results_feed_the_privacy_utility_display():
     display = PrivacyUtilityDisplay.from_cv_results(private.cv_results_)
     assert display.param_values.tolist() == [private.best_params_["epsilon"]]
     plt.close(display.figure_)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_semiprivate.PublicDataWarning")
+def test_warns_when_runs_would_read_bounds_off_private_rows():
+    # The candidates warn only after their reservation, inside silent runs;
+    # whether they will read the bounds is public, so the search warns.
+    X, y, _, _ = _data()
+    with pytest.warns(PrivacyLeakWarning, match="bounds"):
+        PrivateParameterSearch(_base(), {"epsilon": [1.0]}).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        PrivateParameterSearch(_base(bounds=(0, 1)), {"epsilon": [1.0]}).fit(X, y)
+
+
+def test_ledger_inside_a_grid_value_is_charged_or_refused():
+    from sklearn_semiprivate.research import PublicDataReduction
+
+    X, y, X_pub, _ = _data(n=100)
+    ledger = PrivacyAccountant(epsilon=100)
+    grid = {
+        "estimator": [
+            _base(epsilon=0.5, accountant=ledger),
+            _base(epsilon=1.0, accountant=ledger),
+        ]
+    }
+    search = PrivateParameterSearch(
+        PublicDataReduction(_base(), n_public=2, classes=[0, 1]), grid, refit=False
+    )
+    search.fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent() == search.privacy_spent_ == PrivacyCost(3.0, 0.0)
+    grid["estimator"].append(_base(accountant=PrivacyAccountant(epsilon=100)))
+    with pytest.raises(ValueError, match="different accountants"):
+        search.fit(X, y, X_public=PublicData(X_pub))

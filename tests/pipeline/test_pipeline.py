@@ -498,3 +498,31 @@ def test_last_step_charged_before_private_rows_are_transformed():
     )
     assert len(ledger.history) == 2
     assert ok.privacy_spent_ == PrivacyCost(1.0, 0.0)
+
+
+def test_private_unlabeled_rows_are_refused():
+    # They would reach the last step untransformed (and, after the charge,
+    # fail or be sanitized in the wrong coordinates).
+    from sklearn_semiprivate import GenericLearnerClassifier
+
+    X, y, X_pub = make_data()
+    ledger = PrivacyAccountant(epsilon=10.0)
+    pipe = make_public_fitted_pipeline(
+        StandardScaler(), GenericLearnerClassifier(classes=[0, 1], accountant=ledger)
+    )
+    with pytest.raises(ValueError, match="does not pass X_unlabeled"):
+        pipe.fit(
+            X, y, X_public=PublicData(X_pub), genericlearnerclassifier__X_unlabeled=X
+        )
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_bad_last_step_parameter_costs_nothing():
+    X, y, X_pub = make_data()
+    ledger = PrivacyAccountant(epsilon=10.0)
+    pipe = make_public_fitted_pipeline(
+        StandardScaler(), clf(accountant=ledger, mechanism="bogus")
+    )
+    with pytest.raises(ValueError, match="mechanism"):
+        pipe.fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)

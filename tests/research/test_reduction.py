@@ -144,3 +144,26 @@ def test_research_names_have_examples(name):
 
     doc = inspect.getdoc(getattr(research, name)) or ""
     assert "Examples\n--------" in doc and ">>>" in doc
+
+
+def test_unknown_string_label_is_not_truncated_into_a_class():
+    # The private sample used to take the classes' dtype: "positive-but-not-a-
+    # class" became "pos" and passed the learner's label check.
+    import numpy as np
+    import pytest
+
+    from sklearn_semiprivate import SemiPrivateClassifier
+    from sklearn_semiprivate.research import PublicDataReduction
+
+    rng = np.random.default_rng(0)
+    # 500 rows: PrivSamp keeps each with probability 1/100 of 5000 positions,
+    # so some real row is in the sample except with probability ~e**-50.
+    X = rng.uniform(size=(500, 1))
+    y = np.full(500, "positive-but-not-a-class", dtype=object)
+    red = PublicDataReduction(
+        SemiPrivateClassifier(classes=["neg", "pos"], bounds=(0, 1)),
+        n_public=1,
+        classes=["neg", "pos"],
+    )
+    with pytest.raises(ValueError, match="not among the classes"):
+        red.fit(X, y)
