@@ -99,10 +99,15 @@ def dry_run(candidate, params, cost, X, y, fit_params):
         except _CostProbeStop:
             pass
         except Exception as exc:
-            raise type(exc)(
+            message = (
                 f"The candidate {describe(params)} cannot be fitted on this data "
                 f"(checked before any budget was spent): {exc}"
-            ) from exc
+            )
+            try:
+                error = type(exc)(message)
+            except Exception:  # an exception class with another signature
+                error = ValueError(message)
+            raise error from exc
         else:
             raise RuntimeError(
                 f"The candidate {describe(params)} completed a fit without "

@@ -174,7 +174,12 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
     wall-clock time of ``fit`` grows with the number of runs, a side channel
     outside the model.
 
-    **A grid over epsilon.** Selection then prefers the largest epsilon, and
+    **Stateless parameters.** Parameter values are cloned for every run, but
+    ``clone`` leaves functions as they are: a callable parameter (a
+    ``dummy_sampler``) with state of its own is shared by the runs, and its
+    state would count them. Give stateless callables.
+
+        **A grid over epsilon.** Selection then prefers the largest epsilon, and
     the search costs three times the largest; it answers "which candidate is
     best", not "what does each epsilon buy". For the privacy-utility curve,
     use :class:`~sklearn_semiprivate.display.PrivacyUtilityDisplay`.
