@@ -14,6 +14,7 @@ from sklearn.utils import check_array
 
 from .._public import PublicData
 from ..hypotheses import Intervals, Thresholds
+from ..utils._private_errors import call_on_private
 from ..utils._sklearn_compat import validate_data
 
 __all__ = [
@@ -113,12 +114,22 @@ def check_unlabeled_rows(estimator, X_unlabeled, n_features, n_bins):
         )
     # The format fitted on X (n_features_in_, feature_names_in_, set by
     # prepare_fit_data): feature names and count must match, as at predict.
-    validate_data(estimator, X_unlabeled, reset=False, skip_check_array=True)
-    X_unl = check_array(
+    # Messages repeat no private value (see utils/_private_errors).
+    call_on_private(
+        validate_data,
+        estimator,
+        X_unlabeled,
+        reset=False,
+        skip_check_array=True,
+        what="the private unlabeled rows (X_unlabeled)",
+    )
+    X_unl = call_on_private(
+        check_array,
         X_unlabeled,
         dtype=np.float64,
         ensure_all_finite=True,
         input_name="X_unlabeled",
+        what="the private unlabeled rows (X_unlabeled)",
     )
     if n_bins**n_features > MAX_DOMAIN_SIZE:
         raise ValueError(

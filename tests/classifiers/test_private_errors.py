@@ -68,3 +68,14 @@ def test_kept_start_is_the_familiar_one():
         SemiPrivateClassifier(classes=[0, 1], bounds=(0, 1)).fit(
             np.array([[SECRET], ["b"]], dtype=object), [0, 1]
         )
+
+
+def test_unlabeled_rows_errors_quote_no_value():
+    X, y = np.zeros((4, 1)), np.array([0, 1, 0, 1])
+    bad = np.array([[SECRET], ["b"]], dtype=object)
+    with pytest.raises(ValueError) as info:
+        GenericLearnerClassifier(classes=[0, 1], bounds=(0, 1)).fit(
+            X, y, X_unlabeled=bad
+        )
+    assert "Alice" not in str(info.value)
+    assert str(info.value).startswith("could not convert string to float (")
