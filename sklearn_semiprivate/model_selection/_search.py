@@ -391,13 +391,13 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         # dry run up to its reservation (format checks only) that raises,
         # once and naming the candidate, the errors its parameters meet on
         # data of this format, before anything is charged.
-        self._log(f"checking {len(candidates)} candidates (no private read)")
+        self._log(f"checking {len(candidates)} candidates (input format only)")
         costs, shown = [], set()
         for params in candidates:
-            candidate = self._make(params, None)
-            cost = fit_cost(candidate, **fit_params)
+            probe = self._make(params, None)
+            cost = fit_cost(probe, **fit_params)
             costs.append(cost)
-            for w in dry_run(candidate, params, cost, X, y, fit_params):
+            for w in dry_run(probe, params, cost, X, y, fit_params):
                 key = (w.category, str(w.message))
                 if key not in shown:
                     shown.add(key)
