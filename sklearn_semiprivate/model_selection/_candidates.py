@@ -1,4 +1,5 @@
-"""The search's candidates: silent clones, the dry run, and one run's work.
+"""The search's candidates: their list, the one ledger, silent clones, the dry
+run, and one run's work.
 
 What a run may and may not do is decided here: a candidate is a clone whose
 ledgers are cleared (the search has reserved for it) and whose progress output
@@ -14,11 +15,21 @@ import warnings
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.model_selection import ParameterGrid, ParameterSampler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import accountant_keys
+from ..utils._rng import check_rng, public_seed
 
-__all__ = ["candidate", "describe", "dry_run", "fit_and_count", "fit_only"]
+__all__ = [
+    "candidate",
+    "candidate_list",
+    "describe",
+    "dry_run",
+    "fit_and_count",
+    "fit_only",
+    "search_ledger",
+]
 
 
 class _CostProbeStop(BaseException):
@@ -145,3 +156,62 @@ def fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
 def fit_only(estimator, X, y, fit_params, pid):
     _silence_in_worker(pid)
     return estimator.fit(X, y, **fit_params)
+
+
+def candidate_list(param_distributions, n_candidates, random_state):
+    """The candidate list: public, from the parameters and ``random_state``.
+
+    A grid of lists gives every combination (unless ``n_candidates`` asks for
+    a sample); distributions give ``n_candidates`` draws (10 by default).
+    """
+    grids = (
+        param_distributions
+        if isinstance(param_distributions, list)
+        else [param_distributions]
+    )
+    if not all(isinstance(g, dict) for g in grids):
+        raise TypeError("param_distributions must be a dict or a list of dicts.")
+    if not grids:
+        raise ValueError("param_distributions gives no candidate.")
+    all_lists = all(not hasattr(v, "rvs") for g in grids for v in g.values())
+    if all_lists and n_candidates is None:
+        candidates = list(ParameterGrid(param_distributions))
+    else:
+        n = 10 if n_candidates is None else n_candidates
+        seed = public_seed(check_rng(random_state))
+        candidates = list(ParameterSampler(param_distributions, n, random_state=seed))
+    if not candidates:
+        raise ValueError("param_distributions gives no candidate.")
+    return candidates
+
+
+def search_ledger(estimator, accountant, candidates):
+    """The one ledger a search charges: its own, or the one its estimators hold.
+
+    Ledgers held by the estimator, or by estimators given as grid values, are
+    collected (the candidates' own ledgers are cleared, so each must be this
+    one); a grid that sets an accountant directly is refused.
+    """
+    for params in candidates:
+        if any(k == "accountant" or k.endswith("__accountant") for k in params):
+            raise ValueError(
+                "param_distributions may not set an accountant: the search "
+                "charges one ledger for all candidates; pass it as "
+                "PrivateParameterSearch(accountant=...)."
+            )
+    found = {}
+    for est in [estimator] + [
+        clone(estimator).set_params(**params) for params in candidates
+    ]:
+        inner = est.get_params(deep=True)
+        for key in accountant_keys(est):
+            if inner[key] is not None:
+                found[id(inner[key])] = inner[key]
+    if accountant is not None:
+        found[id(accountant)] = accountant
+    if len(found) > 1:
+        raise ValueError(
+            "The search and its estimator hold different accountants; give "
+            "one ledger, as PrivateParameterSearch(accountant=...)."
+        )
+    return next(iter(found.values()), None)

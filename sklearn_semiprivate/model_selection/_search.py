@@ -23,7 +23,6 @@ from numbers import Integral, Real
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.model_selection import ParameterGrid, ParameterSampler
 from sklearn.utils import check_array, check_consistent_length, indexable
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -31,11 +30,11 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost, compose_basic
-from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
+from ..accounting._reservation import fit_cost, reserve_budget
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import LaplaceMechanism
 from ..pipeline._checks import unwrap_public
-from ..utils._rng import check_rng, noise_rng, public_seed
+from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -43,7 +42,14 @@ from ..utils._sklearn_compat import (
     _fit_context,
     _safe_indexing,
 )
-from ._candidates import candidate, dry_run, fit_and_count, fit_only
+from ._candidates import (
+    candidate,
+    candidate_list,
+    dry_run,
+    fit_and_count,
+    fit_only,
+    search_ledger,
+)
 from ._selection import random_stopping_cost, random_stopping_number_of_runs
 
 __all__ = ["PrivateParameterSearch"]
@@ -257,51 +263,12 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
     # --- public-side preparation -------------------------------------------
 
     def _candidates(self):
-        """The candidate list: public, from the parameters and ``random_state``."""
-        dists = self.param_distributions
-        grids = dists if isinstance(dists, list) else [dists]
-        if not all(isinstance(g, dict) for g in grids):
-            raise TypeError("param_distributions must be a dict or a list of dicts.")
-        if not grids:
-            raise ValueError("param_distributions gives no candidate.")
-        all_lists = all(not hasattr(v, "rvs") for g in grids for v in g.values())
-        if all_lists and self.n_candidates is None:
-            candidates = list(ParameterGrid(dists))
-        else:
-            n = 10 if self.n_candidates is None else self.n_candidates
-            seed = public_seed(check_rng(self.random_state))
-            candidates = list(ParameterSampler(dists, n, random_state=seed))
-        if not candidates:
-            raise ValueError("param_distributions gives no candidate.")
-        return candidates
+        return candidate_list(
+            self.param_distributions, self.n_candidates, self.random_state
+        )
 
     def _ledger(self, candidates):
-        """The one ledger to charge: this search's, or the estimator's."""
-        for params in candidates:
-            if any(k == "accountant" or k.endswith("__accountant") for k in params):
-                raise ValueError(
-                    "param_distributions may not set an accountant: the search "
-                    "charges one ledger for all candidates; pass it as "
-                    "PrivateParameterSearch(accountant=...)."
-                )
-        # Ledgers held by the estimator, or by estimators given as grid values
-        # (the candidates' own ledgers are cleared, so each must be this one).
-        found = {}
-        for est in [self.estimator] + [
-            clone(self.estimator).set_params(**params) for params in candidates
-        ]:
-            inner = est.get_params(deep=True)
-            for key in accountant_keys(est):
-                if inner[key] is not None:
-                    found[id(inner[key])] = inner[key]
-        if self.accountant is not None:
-            found[id(self.accountant)] = self.accountant
-        if len(found) > 1:
-            raise ValueError(
-                "The search and its estimator hold different accountants; give "
-                "one ledger, as PrivateParameterSearch(accountant=...)."
-            )
-        return next(iter(found.values()), None)
+        return search_ledger(self.estimator, self.accountant, candidates)
 
     def _make(self, params, accountant):
         return candidate(
