@@ -10,6 +10,7 @@ failed run without its cause.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import contextlib
 import os
 import warnings
 
@@ -101,8 +102,17 @@ def dry_run(candidate, params, cost, X, y, fit_params):
     anything; and the reservation must be the stated ``cost``. Warnings are
     returned, to be shown once.
     """
+    keys = accountant_keys(candidate)
+    if not keys:
+        # Without a ledger to stop at, the dry run would be a whole fit on
+        # the private rows, uncharged: refused before it starts.
+        raise TypeError(
+            f"The candidate {describe(params)} has no accountant parameter, so "
+            "its fit cannot be stopped at its reservation; the search needs "
+            "estimators of this package."
+        )
     probe = _CostProbe()
-    candidate.set_params(**dict.fromkeys(accountant_keys(candidate), probe))
+    candidate.set_params(**dict.fromkeys(keys, probe))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -132,10 +142,20 @@ def dry_run(candidate, params, cost, X, y, fit_params):
     return caught
 
 
-def _silence_in_worker(parent_pid):
-    """In a worker process, drop warnings: they would print once per run."""
-    if os.getpid() != parent_pid:
+@contextlib.contextmanager
+def _silenced_in_worker(parent_pid):
+    """Drop warnings in a worker process (once per run, they would count runs).
+
+    A context, so a reused worker gets its filters back. In the parent the
+    search has already silenced them once, around every dispatch: entering
+    ``catch_warnings`` in its threads would race on the global filters.
+    """
+    if os.getpid() == parent_pid:
+        yield
+        return
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        yield
 
 
 def fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
@@ -144,18 +164,18 @@ def fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
     Returns None instead of raising: which run failed, and why, depends on the
     secret runs and the private rows (see ``_fit_random_stopping``).
     """
-    _silence_in_worker(pid)
-    try:
-        estimator.fit(X_train, y_train, **fit_params)
-        correct = int(np.sum(np.asarray(estimator.predict(X_val)) == y_val))
-    except Exception:
-        return None
+    with _silenced_in_worker(pid):
+        try:
+            estimator.fit(X_train, y_train, **fit_params)
+            correct = int(np.sum(np.asarray(estimator.predict(X_val)) == y_val))
+        except Exception:
+            return None
     return estimator, correct
 
 
 def fit_only(estimator, X, y, fit_params, pid):
-    _silence_in_worker(pid)
-    return estimator.fit(X, y, **fit_params)
+    with _silenced_in_worker(pid):
+        return estimator.fit(X, y, **fit_params)
 
 
 def candidate_list(param_distributions, n_candidates, random_state):

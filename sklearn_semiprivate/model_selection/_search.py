@@ -34,6 +34,7 @@ from ..accounting._reservation import fit_cost, reserve_budget
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import LaplaceMechanism
 from ..pipeline._checks import unwrap_public
+from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -270,10 +271,9 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
     def _ledger(self, candidates):
         return search_ledger(self.estimator, self.accountant, candidates)
 
-    def _make(self, params, accountant):
-        return candidate(
-            self.estimator, params, accountant, classes=self._public_classes
-        )
+    def _make(self, params, classes=None):
+        """A silent candidate whose ledgers are cleared: the search has paid."""
+        return candidate(self.estimator, params, None, classes=classes)
 
     def _log(self, message):
         if self.verbose:
@@ -313,10 +313,17 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         check_consistent_length(X, y)
         # Format checks only (shape, finite, class-like): free, like the
         # candidates' own; X is checked by each candidate's probe fit.
-        y = check_array(
-            column_or_1d(y, warn=True), ensure_2d=False, dtype=None, input_name="y"
+        y = call_on_private(
+            lambda labels: check_array(
+                column_or_1d(labels, warn=True),
+                ensure_2d=False,
+                dtype=None,
+                input_name="y",
+            ),
+            y,
+            what="the private labels (y)",
         )
-        check_classification_targets(y)
+        call_on_private(check_classification_targets, y, what="the private labels (y)")
         X_pub, y_pub = unwrap_public(X_public, y_public)
         selection = self.selection
         if selection == "auto":
@@ -331,9 +338,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         ledger = self._ledger(candidates)
         # Public selection: a candidate without classes takes the public
         # labels' set rather than read it off the private y.
-        self._public_classes = (
-            None if selection != "public" else np.unique(np.asarray(y_pub))
-        )
+        classes = None if selection != "public" else np.unique(np.asarray(y_pub))
 
         if X_pub is None and any(
             value is None
@@ -361,7 +366,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         self._log(f"checking {len(candidates)} candidates (input format only)")
         costs, shown = [], set()
         for params in candidates:
-            probe = self._make(params, None)
+            probe = self._make(params, classes)
             cost = fit_cost(probe, **fit_params)
             costs.append(cost)
             for w in dry_run(probe, params, cost, X, y, fit_params):
@@ -383,7 +388,9 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             if selection == "public":
-                self._fit_public(candidates, X, y, fit_params, X_pub, np.asarray(y_pub))
+                self._fit_public(
+                    candidates, classes, X, y, fit_params, X_pub, np.asarray(y_pub)
+                )
             else:
                 self._fit_random_stopping(candidates, X, y, fit_params, score_epsilon)
         self.selection_ = selection
@@ -418,12 +425,12 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
             total = compose_basic([total, PrivacyCost(fit_epsilon)])
         return total, score_epsilon
 
-    def _fit_public(self, candidates, X, y, fit_params, X_pub, y_pub):
+    def _fit_public(self, candidates, classes, X, y, fit_params, X_pub, y_pub):
         """Fit every candidate on all private rows; score on public labels."""
         self._log(f"fitting {len(candidates)} candidates on the private rows")
         pid = os.getpid()
         fitted = Parallel(n_jobs=self.n_jobs)(
-            delayed(fit_only)(self._make(params, None), X, y, fit_params, pid)
+            delayed(fit_only)(self._make(params, classes), X, y, fit_params, pid)
             for params in candidates
         )
         # Post-processing: the fitted candidates scored on public rows.
@@ -465,7 +472,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
             chunk = picks[start : start + batch]
             results = Parallel(n_jobs=self.n_jobs)(
                 delayed(fit_and_count)(
-                    self._make(candidates[c], None),
+                    self._make(candidates[c]),
                     X_tr,
                     y_tr,
                     X_val,
@@ -496,9 +503,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.best_score_ = float(np.clip(noisy_count / n_val, 0.0, 1.0))
         if self.refit:
             self._log("refitting the winner on all private rows")
-            winner = fit_only(
-                self._make(candidates[index], None), X, y, fit_params, pid
-            )
+            winner = fit_only(self._make(candidates[index]), X, y, fit_params, pid)
         self.best_estimator_ = winner
         scores = np.full(len(candidates), np.nan)
         scores[index] = self.best_score_

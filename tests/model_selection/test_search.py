@@ -482,3 +482,45 @@ def test_ledger_inside_a_grid_value_is_charged_or_refused():
     grid["estimator"].append(_base(accountant=PrivacyAccountant(epsilon=100)))
     with pytest.raises(ValueError, match="different accountants"):
         search.fit(X, y, X_public=PublicData(X_pub))
+
+
+class _CostedNoLedger(SemiPrivateClassifier):
+    """States a cost but has no accountant to stop its dry run at."""
+
+    def get_params(self, deep=True):
+        params = super().get_params(deep=deep)
+        params.pop("accountant")
+        return params
+
+
+def test_candidate_without_ledger_is_refused_before_any_fit(monkeypatch):
+    # Its dry run would be a whole, uncharged fit on the private rows.
+    X, y, X_pub, _ = _data()
+    fits = []
+    monkeypatch.setattr(
+        SemiPrivateClassifier, "fit", lambda self, *a, **k: fits.append(1)
+    )
+    with pytest.raises(TypeError, match="no accountant parameter"):
+        PrivateParameterSearch(_CostedNoLedger(classes=[0, 1]), {"epsilon": [1.0]}).fit(
+            X, y, X_public=PublicData(X_pub)
+        )
+    assert fits == []
+
+
+def test_worker_silencing_gives_the_filters_back():
+    # A reused worker process must not keep warnings switched off.
+    from sklearn_semiprivate.model_selection._candidates import fit_only
+
+    class Noisy(SemiPrivateClassifier):
+        def fit(self, X, y, **kwargs):
+            warnings.warn("run warning", UserWarning, stacklevel=2)
+            return self
+
+    before = list(warnings.filters)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        inside = list(warnings.filters)
+        fit_only(Noisy(), None, None, {}, pid=-1)  # as in another process
+        assert list(warnings.filters) == inside
+    assert caught == []
+    assert list(warnings.filters) == before
