@@ -10,7 +10,9 @@ from ._public import PublicData
 from .accounting import PrivacyAccountant, PrivacyCost
 from .classifiers import (
     GenericLearnerClassifier,
+    PATEClassifier,
     SemiPrivateClassifier,
+    SyntheticDataClassifier,
 )
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
 from .pipeline import PublicFittedPipeline, make_public_fitted_pipeline
@@ -21,6 +23,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "GenericLearnerClassifier",
+    "PATEClassifier",
     "PrivacyAccountant",
     "PrivacyBudgetError",
     "PrivacyCost",
@@ -30,6 +33,7 @@ __all__ = [
     "PublicDataWarning",
     "PublicFittedPipeline",
     "SemiPrivateClassifier",
+    "SyntheticDataClassifier",
     "__version__",
     "make_public_fitted_pipeline",
     "reproducible_noise",

@@ -14,8 +14,16 @@ from ._composition import (
     compose_basic,
     compose_parallel,
 )
+from ._rdp import (
+    DEFAULT_RDP_ORDERS,
+    compose_rdp,
+    gaussian_rdp,
+    rdp_gaussian_sigma,
+    rdp_to_dp,
+)
 
 __all__ = [
+    "DEFAULT_RDP_ORDERS",
     "PrivacyAccountant",
     "PrivacyCharge",
     "PrivacyCost",
@@ -23,4 +31,8 @@ __all__ = [
     "compose_advanced",
     "compose_basic",
     "compose_parallel",
+    "compose_rdp",
+    "gaussian_rdp",
+    "rdp_gaussian_sigma",
+    "rdp_to_dp",
 ]

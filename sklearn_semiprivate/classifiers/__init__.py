@@ -7,9 +7,13 @@ The public-data reduction of the lower bound lives in
 # SPDX-License-Identifier: BSD-3-Clause
 
 from ._generic import GenericLearnerClassifier
+from ._pate import PATEClassifier
 from ._semiprivate import SemiPrivateClassifier
+from ._synthetic import SyntheticDataClassifier
 
 __all__ = [
     "GenericLearnerClassifier",
+    "PATEClassifier",
     "SemiPrivateClassifier",
+    "SyntheticDataClassifier",
 ]

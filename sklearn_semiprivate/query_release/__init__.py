@@ -8,6 +8,7 @@ weighted datasets.
 # SPDX-License-Identifier: BSD-3-Clause
 
 from ._base import QueryWorkload
+from ._binning import bin_codes, public_quantile_bins
 from ._marginals import MarginalQueries, PredicateQueries
 from ._pmw import (
     approx_dp_to_zcdp,
@@ -27,8 +28,10 @@ __all__ = [
     "StumpQueries",
     "ThresholdQueries",
     "approx_dp_to_zcdp",
+    "bin_codes",
     "mwem_round_parameters",
     "pmw_private_sample_size",
+    "public_quantile_bins",
     "sparse_vector_pmw_parameters",
     "zcdp_to_approx_dp",
 ]

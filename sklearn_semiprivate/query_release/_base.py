@@ -100,6 +100,32 @@ class _QuerySet(ABC):
         """Boolean vector ``q_i(X_j)`` over the rows of ``X``."""
         return self.labels(X, i, i + 1)[0]
 
+    def replace_one_sensitivity(self):
+        """``(L1, L2)`` sensitivity of the vector of counts to one replaced row.
+
+        Replacing one row changes every count ``sum_i q(X_i)`` by at most 1, so
+        the vector of ``n_queries`` counts moves by at most ``n_queries`` in L1
+        and ``sqrt(n_queries)`` in L2. Subclasses whose queries exclude each
+        other (marginals) override with a smaller exact bound. Divide by ``n``
+        for the answers (fractions).
+        """
+        q = self.n_queries
+        return float(q), math.sqrt(q)
+
+    def point_sums(self, X, values):
+        """``sum_q values_q * q(X_i)`` for every row ``i``: shape (n,).
+
+        The transpose of :meth:`weighted_sums` (public points only: the
+        post-processing fit of ``selection="all"`` calls it on the support).
+        """
+        values = np.asarray(values, dtype=np.float64)
+        out = np.zeros(X.shape[0])
+        step = max(1, BLOCK_ENTRIES // max(X.shape[0], 1))
+        for start in range(0, self.n_queries, step):
+            stop = min(self.n_queries, start + step)
+            out += values[start:stop] @ self.labels(X, start, stop)
+        return out
+
     def answers(self, X, weights=None):
         """Weighted fraction of the rows satisfying each query, in [0, 1]."""
         # A weight far below the others (after many multiplicative updates) may

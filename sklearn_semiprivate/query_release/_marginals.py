@@ -10,6 +10,7 @@ on ``S``; column sets are processed in blocks so that memory stays
 # SPDX-License-Identifier: BSD-3-Clause
 
 import itertools
+import math
 import numbers
 
 import numpy as np
@@ -76,6 +77,42 @@ class _MarginalSet(_QuerySet):
                 minlength=table.size,
             )
         return table[self.offsets[self.query_subset] + self.query_value]
+
+    def replace_one_sensitivity(self):
+        # A row lies in exactly one cell of each column set's marginal:
+        # replacing it moves at most two cells of each column set, by 1 each.
+        # A query listed m times moves m entries of the vector, so the change
+        # of a column set is at most the two largest multiplicities of its
+        # cells (2 without repeats, 1 for a set with a single query here);
+        # every entry moves by at most 1, so L1 = L2 squared.
+        keys = self.offsets[self.query_subset] + self.query_value
+        _, first, mult = np.unique(keys, return_index=True, return_counts=True)
+        subset = self.query_subset[first]
+        order = np.lexsort((-mult, subset))
+        subset, mult = subset[order], mult[order]
+        starts = np.flatnonzero(np.r_[True, subset[1:] != subset[:-1]])
+        rank = np.arange(subset.size) - np.repeat(
+            starts, np.diff(np.r_[starts, subset.size])
+        )
+        total = float(mult[rank < 2].sum())
+        return total, math.sqrt(total)
+
+    def point_sums(self, X, values):
+        table = np.zeros(int(self.offsets[-1] + self.cells[-1]))
+        # Several queries on one cell (a repeated column set has its own
+        # offsets, so only a repeated take) add up.
+        np.add.at(
+            table,
+            self.offsets[self.query_subset] + self.query_value,
+            np.asarray(values, dtype=np.float64),
+        )
+        used = self._used
+        out = np.zeros(X.shape[0])
+        step = max(1, BLOCK_ENTRIES // max(X.shape[0], 1))
+        for start in range(0, used.size, step):
+            ids = used[start : start + step]
+            out += table[self._codes(X, ids) + self.offsets[ids]].sum(axis=1)
+        return out
 
     def labels(self, X, start, stop):
         sub = self.query_subset[start:stop]

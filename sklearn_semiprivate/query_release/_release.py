@@ -6,7 +6,10 @@ APAP exactly: a cover ``H~`` of the query class from the distinct public points
 mapped to their representatives, offline Private Multiplicative Weights over
 ``(H~, X_H~)`` (Lemma 7), and every query answered by its projection onto ``H~``.
 ``support="public"`` runs MWEM-style rounds over the public points themselves
-(PMW^Pub, Liu et al. 2021), which scales to domains far too large for APAP.
+(PMW^Pub, Liu et al. 2021), which scales to domains far too large for APAP;
+with ``selection="all"`` it measures every query once and fits the public
+points' distribution to the measurements (``_measure.py``). Given private
+labels ``y``, ``support="public"`` releases labeled rows (``_labeled.py``).
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -15,12 +18,13 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted
 
 from .._public import check_public_data
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import reserve_budget
-from ..utils._rng import check_rng, noise_rng
+from ..classifiers._base import check_private_labels
+from ..utils._private_errors import call_on_private
+from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
@@ -28,7 +32,13 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from ._base import QueryWorkload
-from ._marginals import PredicateQueries
+from ._labeled import (
+    check_private_label_format,
+    joint_points,
+    label_set,
+    labeled_support,
+)
+from ._measure import plan_measure_all, run_measure_all
 from ._pmw import (
     WeightedSupport,
     default_n_rounds,
@@ -38,21 +48,24 @@ from ._pmw import (
     sparse_vector_pmw,
     sparse_vector_pmw_parameters,
 )
-from ._workloads import StumpQueries, ThresholdQueries
+from ._released import _ReleasedDistribution
 
 __all__ = ["PublicAssistedQueryRelease"]
 
-# Fitted state that does not end with "_" (cleared with the fitted attributes).
-_PRIVATE_FITTED = ("_public_points", "_cover_answers")
 
-
-class PublicAssistedQueryRelease(BaseEstimator):
+class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     """Differentially private query release assisted by public data.
 
     Releases a distribution over a finite public support whose answers to a
     workload of counting queries approximate those of the private rows. The
     answer to a query is the fraction of rows satisfying it, in ``[0, 1]``
     (for ``±1``-valued queries the paper's ``E[h(x)]`` is ``2 * answer - 1``).
+
+    Given private labels ``y`` (``support="public"`` only), the release is
+    *labeled*: the workload is over ``(x, label)`` rows, the label code (its
+    index in ``classes_``) as one more column after the features, and the
+    support is every distinct public point paired with every label (the
+    public rows may be unlabeled). :meth:`sample` then returns ``(X, y)``.
 
     Parameters
     ----------
@@ -78,7 +91,9 @@ class PublicAssistedQueryRelease(BaseEstimator):
         starting from the public empirical distribution.
     n_iterations : int, default=None
         Largest number of PMW updates (``"representative"``) or number of MWEM
-        rounds (``"public"``); the privacy calibration uses it. None chooses it
+        rounds (``"public"``); the privacy calibration uses it. With
+        ``selection="all"``, the largest number of iterations of the fit to
+        the measurements (post-processing; None is 1000). None chooses it
         from ``alpha`` (see above) or, for ``"public"``, balancing the
         convergence of MW against the noise of each round, within
         ``[1, 500]``: ``sqrt(ln|support|) n sqrt(ρ) / ln|Q|`` with ``delta > 0``
@@ -86,10 +101,31 @@ class PublicAssistedQueryRelease(BaseEstimator):
         like ``sqrt(T)``), and ``(n epsilon sqrt(ln|support|) / (10 ln|Q|))^(2/3)``
         with ``delta = 0`` (basic composition, per-round noise growing like
         ``T``; Hardt, Ligett & McSherry 2012, Thm 2.2).
-    selection : {"exponential", "permute_and_flip"}, default="exponential"
-        Selection step of ``support="public"``.
+    selection : {"exponential", "permute_and_flip", "all"}, default="exponential"
+        Selection step of ``support="public"``. ``"all"``: no selection and no
+        rounds; every query of the workload is measured once, by one Gaussian
+        (or Laplace) mechanism calibrated to the workload's exact sensitivity
+        (for marginals, ``sqrt(2 S) / n`` in L2 for ``S`` column sets, however
+        many cells), and the distribution on the public points is fitted to
+        the measurements by maximum entropy with an L2 penalty
+        (post-processing). Good for marginal workloads, whose many queries
+        cost little more than one.
     measurement : {"gaussian", "laplace"}, default="gaussian"
-        Measurement step of ``support="public"``.
+        Measurement step of ``support="public"``. With ``selection="all"``,
+        ``"gaussian"`` is the analytic Gaussian mechanism (Balle & Wang 2018)
+        at ``(epsilon, delta)`` and ``"laplace"`` is ``epsilon``-DP.
+    regularization : float, default=1.0
+        Penalty of ``selection="all"``'s fit, ``> 0``: the fit minimises
+        ``KL(w || w0) + ||answers(w) - measurements||² / (2 tau)`` with
+        ``tau = regularization * (v / a + 1 / n)``, ``v`` the noise variance of
+        one measurement and ``a`` the mean answer of the starting distribution
+        ``w0`` (1 is a prior standard deviation of one log-odds unit on each
+        query's effect). Larger values keep the distribution closer to the
+        public one. Post-processing: no privacy cost. Not used otherwise.
+    classes : array-like of shape (n_classes,), default=None
+        Label set of a labeled fit. None takes it from the public labels
+        ``y_public``, else from the private ``y`` with a
+        :class:`~sklearn_semiprivate.PrivacyLeakWarning`. Ignored without ``y``.
     accountant : PrivacyAccountant, default=None
         Ledger charged ``privacy_spent_`` per fit, atomically, before the first
         private read; the charge stays if the fit fails afterwards.
@@ -112,7 +148,13 @@ class PublicAssistedQueryRelease(BaseEstimator):
         Feature names, when ``X`` has string column names.
     support_ : ndarray of shape (n_support, n_features)
         The released distribution's points: the representative domain, or the
-        distinct public points.
+        distinct public points. In a labeled fit, each distinct public point
+        once per label, in the order of ``classes_`` (so
+        ``weights_.reshape(-1, n_classes)`` has one row per distinct point).
+    support_labels_ : ndarray of shape (n_support,)
+        The label of each support point (labeled fit only).
+    classes_ : ndarray of shape (n_classes,)
+        The sorted label set (labeled fit only).
     weights_ : ndarray of shape (n_support,)
         The released distribution over ``support_`` (sums to 1).
     answers_ : ndarray of shape (n_queries,)
@@ -132,10 +174,16 @@ class PublicAssistedQueryRelease(BaseEstimator):
         Budget of one sparse-vector instance plus its measurement
         (``support="representative"`` only).
     rho_ : float or None
-        zCDP parameter spent by ``support="public"`` (None otherwise, or with
-        ``delta=0``).
+        zCDP parameter spent by ``support="public"`` (None otherwise, with
+        ``delta=0`` or with ``selection="all"``).
     selected_ : ndarray of shape (n_iterations_,)
-        Query measured in each MWEM round (``support="public"`` only).
+        Query measured in each MWEM round (``support="public"`` only, not with
+        ``selection="all"``).
+    measurements_ : ndarray of shape (n_queries,)
+        The noisy answers of the workload (``selection="all"`` only); the
+        released distribution was fitted to them.
+    regularization_ : float
+        The penalty ``tau`` of that fit (``selection="all"`` only).
 
     See Also
     --------
@@ -144,9 +192,15 @@ class PublicAssistedQueryRelease(BaseEstimator):
     Notes
     -----
     **Privacy.** (``privacy_spent_``)-DP with respect to the private rows ``X``
-    under replace-one neighbours (``n``, the number of private rows, is treated
-    as public): every answer is a fraction of the ``n`` rows, sensitivity
-    ``1/n``. Not protected: the public rows, the workload, the hyper-parameters.
+    (and ``y`` in a labeled fit) under replace-one neighbours (``n``, the
+    number of private rows, is treated as public): every answer is a fraction
+    of the ``n`` rows, sensitivity ``1/n``. In a labeled fit a private row is
+    the pair ``(x, y)``: replacing it changes one row of the joint dataset, so
+    every query on the joint domain still moves by at most ``1/n``. Not
+    protected: the public rows and labels, the workload, ``classes``, the
+    hyper-parameters. Without ``classes`` and public labels the label set is
+    read off the private ``y`` (with a ``PrivacyLeakWarning``), outside the
+    guarantee.
 
     * ``"representative"``: the cover and the representative domain depend on
       public points only, and replacing one private row changes one mapped
@@ -158,6 +212,16 @@ class PublicAssistedQueryRelease(BaseEstimator):
       (:func:`sparse_vector_pmw_parameters`).
     * ``"public"``: ``T`` rounds of (selection, measurement), accounted in zCDP
       and converted to ``(epsilon, delta)`` (:func:`mwem_round_parameters`).
+    * ``selection="all"``: one Gaussian mechanism on the vector of answers,
+      ``(epsilon, delta)`` by the analytic calibration to its exact L2
+      sensitivity (or one Laplace mechanism, ``epsilon``-DP, L1); the fit is
+      post-processing.
+
+    **Labeled rows.** ``support="representative"`` does not release labeled
+    rows (its representative domain partitions the feature domain only) and
+    raises an error when given ``y``. With public labels, the starting
+    distribution puts half the mass of each public point on its public labels
+    and half uniformly on every label, so that no pair starts at weight 0.
 
     After ``fit`` everything is post-processing: :meth:`transform` and
     :meth:`sample` read only the released distribution. Everything that depends
@@ -202,9 +266,23 @@ class PublicAssistedQueryRelease(BaseEstimator):
     True
     >>> qr.sample(3, random_state=0).shape
     (3, 1)
+
+    A labeled release: 2-way marginals of a binned feature and the label.
+
+    >>> from sklearn_semiprivate.query_release import MarginalQueries
+    >>> X = rng.integers(4, size=(5000, 1)).astype(float)
+    >>> y = (X[:, 0] >= 2).astype(int)
+    >>> X_pub = rng.integers(4, size=(100, 1)).astype(float)
+    >>> queries = MarginalQueries(k=2, n_categories=[4, 2])  # feature, label
+    >>> qr = PublicAssistedQueryRelease(queries, support="public", selection="all",
+    ...                                 classes=[0, 1], random_state=0)
+    >>> X_syn, y_syn = qr.fit(X, y, X_public=PublicData(X_pub)).sample(
+    ...     1000, random_state=0)
+    >>> bool(np.mean(y_syn == (X_syn[:, 0] >= 2)) > 0.9)
+    True
     """
 
-    __metadata_request__fit = {"X_public": True}
+    __metadata_request__fit = {"X_public": True, "y_public": True}
 
     _parameter_constraints = {
         "queries": [QueryWorkload],
@@ -213,8 +291,10 @@ class PublicAssistedQueryRelease(BaseEstimator):
         "alpha": [Interval(Real, 0, 1, closed="neither")],
         "support": [StrOptions({"representative", "public"})],
         "n_iterations": [None, Interval(Integral, 1, None, closed="left")],
-        "selection": [StrOptions({"exponential", "permute_and_flip"})],
+        "selection": [StrOptions({"exponential", "permute_and_flip", "all"})],
         "measurement": [StrOptions({"gaussian", "laplace"})],
+        "regularization": [Interval(Real, 0, None, closed="neither")],
+        "classes": ["array-like", None],
         "accountant": [PrivacyAccountant, None],
         "random_state": ["random_state"],
     }
@@ -230,6 +310,8 @@ class PublicAssistedQueryRelease(BaseEstimator):
         n_iterations=None,
         selection="exponential",
         measurement="gaussian",
+        regularization=1.0,
+        classes=None,
         accountant=None,
         random_state=None,
     ):
@@ -241,10 +323,26 @@ class PublicAssistedQueryRelease(BaseEstimator):
         self.n_iterations = n_iterations
         self.selection = selection
         self.measurement = measurement
+        self.regularization = regularization
+        self.classes = classes
         self.accountant = accountant
         self.random_state = random_state
 
-    def _check_delta(self):
+    def _check_options(self, labeled):
+        """Parameter combinations a fit refuses, before any data is read."""
+        if self.support == "representative":
+            if self.selection == "all":
+                raise ValueError(
+                    "selection='all' (measure every query once) is an option of "
+                    "support='public'; support='representative' runs the sparse "
+                    "vector PMW of APAP."
+                )
+            if labeled:
+                raise ValueError(
+                    "support='representative' does not release labeled rows: its "
+                    "representative domain partitions the feature domain only. "
+                    "Use support='public' for a labeled fit (fit(X, y, ...))."
+                )
         if self.delta > 0:
             return
         if self.support == "representative":
@@ -259,15 +357,8 @@ class PublicAssistedQueryRelease(BaseEstimator):
                 "not pure DP). Pass delta > 0, or measurement='laplace'."
             )
 
-    def _clear_fitted(self):
-        """Drop every fitted attribute (of an earlier fit, or of a failed one)."""
-        for name in list(vars(self)):
-            fitted = name.endswith("_") and not name.startswith("__")
-            if fitted or name in _PRIVATE_FITTED:
-                delattr(self, name)
-
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, X_public=None):
+    def fit(self, X, y=None, X_public=None, y_public=None):
         """Release the private rows' answers, using the public rows freely.
 
         Once the parameters are validated, a fit that fails leaves no fitted
@@ -280,10 +371,18 @@ class PublicAssistedQueryRelease(BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
             Private rows (protected), in the workload's declared domain.
-        y : None
-            Ignored.
+        y : array-like of shape (n_samples,), default=None
+            Private labels (protected). None releases unlabeled rows. Given,
+            the workload is over ``n_features + 1`` columns, the last one the
+            label's code (its index in ``classes_``), and the support is every
+            distinct public point with every label (``support="public"``).
         X_public : PublicData or array-like of shape (n_public, n_features)
             Public rows (required), in the workload's declared domain.
+        y_public : array-like of shape (n_public,), default=None
+            Public labels when ``X_public`` is a raw array (or give them in
+            ``PublicData(X_pub, y_pub)``). In a labeled fit they give the
+            starting distribution (and the label set without ``classes``);
+            ignored without ``y``.
 
         Returns
         -------
@@ -292,50 +391,100 @@ class PublicAssistedQueryRelease(BaseEstimator):
         """
         self._clear_fitted()
         try:
-            self._check_delta()
-            self._fit(X, X_public)
+            self._check_options(labeled=y is not None)
+            self._fit(X, y, X_public, y_public)
         except BaseException:
             self._clear_fitted()
             raise
         return self
 
-    def _fit(self, X, X_public):
-        X = validate_data(self, X, reset=True, dtype=np.float64)
-        Xp, _ = check_public_data(
+    def _fit(self, X, y, X_public, y_public):
+        # Format checks only; their messages quote no private value.
+        X = call_on_private(
+            validate_data, self, X, reset=True, dtype=np.float64, what="the private X"
+        )
+        labeled = y is not None
+        if labeled:
+            y = check_private_label_format(y, X.shape[0])
+        Xp, yp = check_public_data(
             X_public,
-            None,
+            y_public if labeled else None,
             n_features=X.shape[1],
             feature_names=getattr(self, "feature_names_in_", None),
+            classes=(
+                np.asarray(self.classes)
+                if labeled and self.classes is not None
+                else None
+            ),
             required=True,
         )
         workload = self.queries
-        Xp = workload._check_points(Xp, "X_public")
-        query_set = workload._bind(X.shape[1])
+        if labeled:
+            # The label set from public sources (or, with a leak warning, y).
+            classes = label_set(self.classes, yp, y)
+            points, init = labeled_support(
+                Xp, None if yp is None else np.searchsorted(classes, yp), classes.size
+            )
+            # The label codes of the support are checked against the
+            # workload's domain too: all public.
+            points = workload._check_points(points, "X_public (with the labels)")
+            query_set = workload._bind(X.shape[1] + 1)
+        else:
+            Xp = workload._check_points(Xp, "X_public")
+            query_set = workload._bind(X.shape[1])
+            # Alg. 3 step 1: the distinct public points (and their multiplicities).
+            points, counts = np.unique(Xp, axis=0, return_counts=True)
+            init = counts.astype(np.float64)
         if query_set.n_queries == 0:
             raise ValueError("The workload is empty: it holds no query.")
-        # Alg. 3 step 1: the distinct public points (and their multiplicities).
-        distinct, counts = np.unique(Xp, axis=0, return_counts=True)
         n = X.shape[0]
         # Everything that depends on public data only, and every size limit,
         # before the accountant is checked and before any private read.
         if self.support == "representative":
-            plan = self._plan_representative(workload, query_set, distinct)
+            plan = self._plan_representative(workload, query_set, points)
+        elif self.selection == "all":
+            plan = plan_measure_all(
+                query_set,
+                points,
+                init,
+                n,
+                epsilon=self.epsilon,
+                delta=self.delta,
+                measurement=self.measurement,
+                n_iterations=self.n_iterations,
+                regularization=self.regularization,
+            )
         else:
-            plan = self._plan_public(query_set, distinct, counts, n)
+            plan = self._plan_public(query_set, points, init, n)
         # Reserved atomically before the first private read, and kept if the
         # fit fails afterwards.
         reserve_budget(self.accountant, plan["cost"], self)
         # Private rows inside the workload's domain, a question the (public)
         # workload chooses: asked after the charge, so that it is no free
         # oracle. The message names no row, no value, no count.
+        if labeled:
+            # So is "every private label is in classes" (a parameter).
+            check_private_labels(y, classes)
+            # One private row (x, y) is one row (x, code) of the joint
+            # dataset: replacing it moves every query answer on the joint
+            # domain by at most 1/n, the sensitivity the mechanisms assume.
+            X = joint_points(X, np.searchsorted(classes, y))
         X = workload._check_points(X, "X")
         # Every draw below is privacy noise: fresh, never from random_state.
         rng = noise_rng(self.random_state)
         if self.support == "representative":
             self._fit_representative(plan, X, n, rng)
+        elif self.selection == "all":
+            for name, value in run_measure_all(plan, query_set, X, n, rng).items():
+                setattr(self, name, value)
         else:
             self._fit_public(plan, query_set, X, n, rng)
         self.support_type_ = self.support
+        if labeled:
+            self.classes_ = classes
+            codes = self.support_[:, -1].astype(np.intp)
+            self.support_ = self.support_[:, :-1]
+            self.support_labels_ = classes[codes]
         self.answers_ = self._answer(query_set, plan.get("member"))
 
     def _plan_representative(self, workload, query_set, distinct):
@@ -369,13 +518,13 @@ class PublicAssistedQueryRelease(BaseEstimator):
             "support": WeightedSupport(cover, reps),
         }
 
-    def _plan_public(self, query_set, distinct, counts, n):
+    def _plan_public(self, query_set, points, init, n):
         """PMW^Pub's public part: initial distribution, rounds, budget."""
         t = (
             self.n_iterations
             if self.n_iterations is not None
             else default_n_rounds(
-                n, self.epsilon, self.delta, query_set.n_queries, distinct.shape[0]
+                n, self.epsilon, self.delta, query_set.n_queries, points.shape[0]
             )
         )
         params = mwem_round_parameters(
@@ -390,8 +539,9 @@ class PublicAssistedQueryRelease(BaseEstimator):
             "params": params,
             "cost": params["cost"],
             # Initial distribution: the public empirical distribution on the
-            # distinct public points (Liu et al. 2021); evaluated here (public).
-            "support": WeightedSupport(query_set, distinct, counts.astype(np.float64)),
+            # distinct public points (Liu et al. 2021), times the starting
+            # label distribution in a labeled fit; evaluated here (public).
+            "support": WeightedSupport(query_set, points, init),
         }
 
     def _fit_representative(self, plan, X, n, rng):
@@ -448,85 +598,6 @@ class PublicAssistedQueryRelease(BaseEstimator):
         self.n_updates_ = plan["t"]
         self.rho_ = params["rho"]
         self.privacy_spent_ = plan["cost"]
-
-    @staticmethod
-    def _project(cover, query_set, public_points):
-        """Alg. 3, ``Project_{H~, w}``: the cover member of every query (public)."""
-        member = cover.project_queries(query_set, public_points)
-        if np.any(member < 0):
-            raise ValueError(
-                f"{int(np.count_nonzero(member < 0))} of the {member.size} queries "
-                "label the public points in a way no member of the cover does: "
-                "they are not in the query class the release was fitted for. Use "
-                "the same kind of workload, or support='public'."
-            )
-        return member
-
-    def _answer(self, query_set, member=None):
-        """Answers of a bound query list: post-processing of the fitted state."""
-        if self.support_type_ == "representative":
-            if member is None:
-                member = self._project(self.cover_, query_set, self._public_points)
-            # Alg. 3, function G: answer h by its projection onto the cover.
-            return self._cover_answers[member]
-        return query_set.answers(self.support_, self.weights_)
-
-    def transform(self, queries):
-        """DP answers to a batch of queries (post-processing, deterministic).
-
-        Parameters
-        ----------
-        queries : QueryWorkload or array-like
-            A workload; or query parameters for a workload of the fitted kind:
-            thresholds for :class:`ThresholdQueries` and :class:`StumpQueries`,
-            a list of callables for :class:`PredicateQueries`.
-
-        Returns
-        -------
-        answers : ndarray of shape (n_queries,)
-            Fractions in ``[0, 1]``.
-        """
-        check_is_fitted(self)
-        if not isinstance(queries, QueryWorkload):
-            queries = self._workload_like(queries)
-        return self._answer(queries._bind(self.n_features_in_))
-
-    def _workload_like(self, spec):
-        fitted = self.queries
-        if isinstance(fitted, ThresholdQueries):
-            return ThresholdQueries(spec)
-        if isinstance(fitted, StumpQueries):
-            return StumpQueries(spec, features=fitted.features)
-        if isinstance(fitted, PredicateQueries):
-            return PredicateQueries(spec, domain=fitted.domain)
-        raise TypeError(
-            f"Pass a QueryWorkload to transform for a {type(fitted).__name__} release."
-        )
-
-    def sample(self, n_samples, random_state=None):
-        """Synthetic rows drawn from the released distribution (post-processing).
-
-        Parameters
-        ----------
-        n_samples : int
-            Number of rows, ``>= 0``.
-        random_state : int, RandomState instance or None, default=None
-            Source of randomness of the draw.
-
-        Returns
-        -------
-        X_synthetic : ndarray of shape (n_samples, n_features)
-        """
-        check_is_fitted(self)
-        if (
-            isinstance(n_samples, bool)
-            or not isinstance(n_samples, Integral)
-            or n_samples < 0
-        ):
-            raise ValueError(f"n_samples must be an integer >= 0, got {n_samples!r}.")
-        rng = check_rng(random_state)
-        idx = rng.choice(self.support_.shape[0], size=int(n_samples), p=self.weights_)
-        return self.support_[idx].copy()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
