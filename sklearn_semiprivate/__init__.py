@@ -12,6 +12,7 @@ from .classifiers import (
     GenericLearnerClassifier,
     PATEClassifier,
     SemiPrivateClassifier,
+    SemiPrivateLogisticRegression,
     SyntheticDataClassifier,
 )
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
@@ -33,6 +34,7 @@ __all__ = [
     "PublicDataWarning",
     "PublicFittedPipeline",
     "SemiPrivateClassifier",
+    "SemiPrivateLogisticRegression",
     "SyntheticDataClassifier",
     "__version__",
     "make_public_fitted_pipeline",

@@ -30,6 +30,7 @@ from sklearn_semiprivate import (
     PATEClassifier,
     PublicFittedPipeline,
     SemiPrivateClassifier,
+    SemiPrivateLogisticRegression,
     SyntheticDataClassifier,
     reproducible_noise,
 )
@@ -59,6 +60,8 @@ ESTIMATORS = [
     PATEClassifier(random_state=0),
     # Without public data: labeled synthetic rows on a data-independent grid.
     SyntheticDataClassifier(random_state=0),
+    # Without public data: the geometry from the private range (leak-warned).
+    SemiPrivateLogisticRegression(random_state=0),
 ]
 
 

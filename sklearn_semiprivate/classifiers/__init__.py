@@ -7,6 +7,7 @@ The public-data reduction of the lower bound lives in
 # SPDX-License-Identifier: BSD-3-Clause
 
 from ._generic import GenericLearnerClassifier
+from ._logistic import SemiPrivateLogisticRegression
 from ._pate import PATEClassifier
 from ._semiprivate import SemiPrivateClassifier
 from ._synthetic import SyntheticDataClassifier
@@ -15,5 +16,6 @@ __all__ = [
     "GenericLearnerClassifier",
     "PATEClassifier",
     "SemiPrivateClassifier",
+    "SemiPrivateLogisticRegression",
     "SyntheticDataClassifier",
 ]
