@@ -25,8 +25,9 @@ from sklearn_semiprivate import (
 from sklearn_semiprivate.accounting import gaussian_rdp, rdp_to_dp
 from sklearn_semiprivate.accounting._reservation import fit_cost
 from sklearn_semiprivate.audit import epsilon_lower_bound
-from sklearn_semiprivate.classifiers import _logistic
-from sklearn_semiprivate.classifiers._logistic import (
+from sklearn_semiprivate.classifiers import _logistic as _logistic_est
+from sklearn_semiprivate.classifiers import _logistic_mm as _logistic
+from sklearn_semiprivate.classifiers._logistic_mm import (
     clip_rows,
     log_loss_gradient,
     release_privacy,
@@ -133,9 +134,9 @@ def test_accountant_is_charged_once_per_fit_and_shared_by_clones():
 def test_refused_fit_reads_no_private_row(monkeypatch):
     X, y, X_pub, _, _ = make_data(n=300, n_pub=20)
     called = []
-    monkeypatch.setattr(
-        SemiPrivateLogisticRegression, "_noisy_mm", lambda *a: called.append(1)
-    )
+    # noisy_counts is the first private read, noisy_mm the others.
+    for name in ("noisy_counts", "noisy_mm"):
+        monkeypatch.setattr(_logistic_est, name, lambda *a, **k: called.append(1))
     acc = PrivacyAccountant(epsilon=0.5)
     clf = SemiPrivateLogisticRegression(classes=[0, 1], accountant=acc)
     with pytest.raises(PrivacyBudgetError):
@@ -169,7 +170,7 @@ def _adversarial_rows(n_features, rng):
 
 def _row_terms(clf, rows, rng):
     """Per-row feature vectors and gradient terms at adversarial parameters."""
-    P = clf._features(rows)
+    P = clf._fmap.transform(rows)
     K = clf.classes_.size
     terms = []
     for _ in range(20):
@@ -192,12 +193,10 @@ def _row_terms(clf, rows, rng):
 @pytest.mark.parametrize("n_features", [2, 5])
 def test_every_row_respects_the_stated_sensitivities(n_features):
     rng = np.random.default_rng(0)
-    clf = fitted(n=200, n_pub=30)
-    if n_features != 3:
-        X, y, X_pub, _, _ = make_data(n=200, n_pub=30, n_features=n_features)
-        clf = SemiPrivateLogisticRegression(classes=[0, 1]).fit(
-            X, y, X_public=PublicData(X_pub)
-        )
+    X, y, X_pub, _, _ = make_data(n=200, n_pub=30, n_features=n_features)
+    clf = SemiPrivateLogisticRegression(classes=[0, 1], n_bins=8)
+    clf.fit(X, y, X_public=PublicData(X_pub))
+    assert clf._fmap.binned  # the bins' part of phi is exercised
     rows = _adversarial_rows(n_features, rng)
     P, grad_norms = _row_terms(clf, rows, rng)
     sq_norms = np.einsum("ij,ij->i", P, P)
@@ -213,11 +212,28 @@ def test_every_row_respects_the_stated_sensitivities(n_features):
 def test_unclipped_rows_break_the_sensitivity(monkeypatch):
     # Mutant: no clipping. The same check must fail.
     monkeypatch.setattr(_logistic, "clip_rows", lambda Z: Z)
-    clf = fitted(n=200, n_pub=30)
+    clf = fitted(n=200, n_pub=30, n_bins=8)
     _, grad_norms = _row_terms(
         clf, _adversarial_rows(3, np.random.default_rng(0)), np.random.default_rng(1)
     )
     assert grad_norms.max() > _logistic._GRADIENT_SENSITIVITY
+
+
+def test_auto_bins_follow_the_released_counts(monkeypatch):
+    # "auto" reads the released counts only (post-processing): forcing the
+    # release forces the choice, whatever the private rows.
+    sigma = release_scales(1.0, 1e-5, 3)["gradient"][0]
+    for total, expected in [(500.0 * sigma, 8), (400.0 * sigma, 0)]:
+        monkeypatch.setattr(
+            _logistic_est,
+            "noisy_counts",
+            lambda Y, s, rng, total=total: np.array([total / 2, total / 2]),
+        )
+        clf = fitted(n=300, n_pub=60)
+        assert clf.n_bins_ == expected
+        assert bool(clf._fmap.binned) == (expected > 0)
+    monkeypatch.undo()
+    assert fitted(n=300, n_pub=60, n_bins=5).n_bins_ == 5
 
 
 def test_clip_rows_keeps_rows_inside_the_ball():
@@ -252,9 +268,11 @@ def _gradient_audit(sigma, threshold_sd, seed=0):
     clf = SemiPrivateLogisticRegression(classes=[0, 1]).fit(
         X, y, X_public=PublicData(X_pub)
     )
-    P = clf._features(X)
+    P = clf._fmap.transform(X)
     Y = np.eye(2)[y]
-    extra = clf._features(clf.center_ + 100 * clf.scale_ * np.array([[1.0, 0, 0]]))
+    extra = clf._fmap.transform(
+        clf.center_ + 100 * clf.scale_ * np.array([[1.0, 0, 0]])
+    )
     W = np.zeros((P.shape[1], 2))
     W[:, 1] = 50.0 * extra[0]  # predicts class 1 with certainty for the extra row
     g = log_loss_gradient(P, Y, W).ravel()
@@ -354,9 +372,9 @@ def test_learns_a_linear_rule_and_its_model_is_consistent():
     clf.fit(X, y, X_public=PublicData(X_pub))
     # Non-private LogisticRegression scores ~0.99; 0.95-0.99 over noise draws.
     assert clf.score(X_test, y_test) > 0.93
-    assert clf.coef_.shape == (1, 3) and clf.intercept_.shape == (1,)
     scores = clf.decision_function(X_test)
-    assert np.allclose(scores, X_test @ clf.coef_[0] + clf.intercept_[0])
+    logits = clf._fmap.transform(X_test) @ clf.weights_
+    assert np.allclose(scores, logits[:, 1] - logits[:, 0])
     proba = clf.predict_proba(X_test)
     assert np.allclose(proba.sum(axis=1), 1.0)
     assert np.array_equal(clf.predict(X_test), clf.classes_[proba.argmax(axis=1)])
@@ -371,7 +389,7 @@ def test_three_classes_and_string_labels():
     X_pub = centers[rng.integers(3, size=100)] + rng.normal(size=(100, 2))
     clf = SemiPrivateLogisticRegression(epsilon=1.0, classes=labels)
     clf.fit(X, labels[codes], X_public=PublicData(X_pub))
-    assert clf.coef_.shape == (3, 2)
+    assert clf.weights_.shape == (clf._fmap.n_outputs, 3)
     assert clf.score(X, labels[codes]) > 0.9
 
 
@@ -403,10 +421,10 @@ def test_noise_is_fresh_unless_reproducible():
     X, y, X_pub, _, _ = make_data(n=300, n_pub=60)
     clf = SemiPrivateLogisticRegression(classes=[0, 1], random_state=0)
     fits = [clone(clf).fit(X, y, X_public=PublicData(X_pub)) for _ in range(2)]
-    assert not np.array_equal(fits[0].coef_, fits[1].coef_)
+    assert not np.array_equal(fits[0].weights_, fits[1].weights_)
     with pytest.warns(UserWarning), reproducible_noise():
         fits = [clone(clf).fit(X, y, X_public=PublicData(X_pub)) for _ in range(2)]
-    assert np.array_equal(fits[0].coef_, fits[1].coef_)
+    assert np.array_equal(fits[0].weights_, fits[1].weights_)
 
 
 def test_without_public_data_warns_and_uses_bounds():
@@ -459,7 +477,9 @@ def test_grid_search_with_two_jobs_charges_every_fit(tmp_path):
 
 def test_matches_logistic_regression_when_noise_is_negligible():
     X, y, X_pub, X_test, _ = make_data(n=3000, n_pub=200)
-    clf = SemiPrivateLogisticRegression(epsilon=1e6, n_steps=10, classes=[0, 1])
+    clf = SemiPrivateLogisticRegression(
+        epsilon=1e6, n_steps=10, n_bins=0, classes=[0, 1]
+    )
     clf.fit(X, y, X_public=PublicData(X_pub))
     ref = LogisticRegression().fit(X, y)
     agree = np.mean(clf.predict(X_test) == ref.predict(X_test))
