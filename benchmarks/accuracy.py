@@ -61,7 +61,7 @@ from sklearn.linear_model import LogisticRegression
 import sklearn_semiprivate as sp
 from sklearn_semiprivate import PublicData
 
-RECOMMENDED = "SemiPrivateClassifier()"
+RECOMMENDED = "SemiPrivateLogisticRegression()"
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0)
 # Classifiers expected to land; they join the table as soon as they exist.
 EXPECTED = ("PATEClassifier",)

@@ -21,7 +21,6 @@ import sys
 import time
 import warnings
 
-import numpy as np
 import pandas as pd
 from _common import print_environment
 from _datasets import DATASETS, DatasetSpec, _rdataset, make_split
