@@ -3,14 +3,16 @@
 ``python -m sklearn_semiprivate`` splits the digits data (8x8 images, 10 classes)
 into train and test; 10% of the training rows become *unlabeled public* data, the
 rest private. It prints the test accuracy, averaged over repetitions, of
-SemiPrivateClassifier with several hypothesis classes (cells of partitions fitted
-on the public points, labeled privately), of the private-only baseline (no public
-data: the same class on a data-independent grid over the pixel range [0, 16],
-which is public knowledge), and of non-private scikit-learn LogisticRegression on
-the private rows (the ceiling). The same results are drawn to a PNG by
-:class:`~sklearn_semiprivate.display.PrivacyUtilityDisplay` (one line per
-learner with its spread over the repetitions, the ceiling as a horizontal line)
-if matplotlib is installed; without it the table is printed and the figure
+SemiPrivateLogisticRegression (features from the public points: scale, clipping
+radius, quantile bins) and SemiPrivateClassifier with several hypothesis classes
+(cells of partitions fitted on the public points, labeled privately), of
+private-only baselines (no public data: the same estimators given only the
+pixel range [0, 16], which is public knowledge), and of non-private
+scikit-learn LogisticRegression on the private rows (the ceiling). The same
+results are drawn to a PNG by
+:class:`~sklearn_semiprivate.display.PrivacyUtilityDisplay` (one line per learner
+with its spread over the repetitions, the ceiling as a horizontal line) if
+matplotlib is installed; without it the table is printed and the figure
 skipped.
 """
 
@@ -33,7 +35,7 @@ from sklearn.preprocessing import StandardScaler
 
 from . import __version__
 from ._public import PublicData
-from .classifiers import SemiPrivateClassifier
+from .classifiers import SemiPrivateClassifier, SemiPrivateLogisticRegression
 from .display import PrivacyUtilityDisplay
 from .exceptions import PrivacyLeakWarning
 from .hypotheses import PartitionLabelings
@@ -55,7 +57,13 @@ def _learners(classes):
             **kwargs,
         )
 
+    def logistic(**kwargs):
+        return lambda eps, seed: SemiPrivateLogisticRegression(
+            epsilon=eps, classes=classes, random_state=seed, **kwargs
+        )
+
     return [
+        ("semi-private: SemiPrivateLogisticRegression", logistic(), True),
         ("semi-private: k-means cells (k=30)", semi(_kmeans(30)), True),
         ("semi-private: k-means cells (k=10)", semi(_kmeans(10)), True),
         (
@@ -72,6 +80,11 @@ def _learners(classes):
             "private-only baseline: k-means cells (k=30) on a grid",
             # No public data: 200 grid points over the public pixel range.
             semi(_kmeans(30), bounds=PIXEL_BOUNDS, n_public=200),
+            False,
+        ),
+        (
+            "private-only baseline: SemiPrivateLogisticRegression on the pixel box",
+            logistic(bounds=PIXEL_BOUNDS),
             False,
         ),
     ]
