@@ -46,6 +46,7 @@ from ._logistic_mm import (
     auto_n_bins,
     noisy_counts,
     noisy_mm,
+    release_privacy,
     release_scales,
 )
 
@@ -143,6 +144,9 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         per step).
     privacy_spent_ : PrivacyCost
         ``(epsilon, delta)``, for add/remove neighbours.
+    replace_one_privacy_ : PrivacyCost
+        The guarantee of the same releases for replace-one neighbours (every
+        sensitivity doubled; weaker), from the parameters only.
 
     See Also
     --------
@@ -164,8 +168,7 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     calibrated so that the composed RDP curve converts to ``(epsilon,
     delta)`` (:func:`release_scales`, checked by :func:`release_privacy`).
     For replace-one neighbours every sensitivity at most doubles:
-    ``release_privacy(noise_scales_, delta, neighbours="replace-one")``
-    gives that guarantee. Not protected: the public data, ``classes``,
+    ``replace_one_privacy_`` gives that guarantee. Not protected: the public data, ``classes``,
     ``bounds`` and the hyper-parameters.
 
     **Public data.** Only its geometry is used (mean, standard deviation,
@@ -317,6 +320,9 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         P = fmap.transform(data.X)
         self.weights_ = noisy_mm(P, Y, counts, scales, rng, exact=exact)
         self.privacy_spent_ = self._privacy_cost()
+        self.replace_one_privacy_ = release_privacy(
+            scales, float(self.delta), neighbours="replace-one"
+        )
         # Post-processing: the public maps, as fitted attributes.
         self.center_, self.scale_ = fmap.center, fmap.scale
         self.clip_norm_, self.bin_edges_ = fmap.radius, fmap.bin_edges

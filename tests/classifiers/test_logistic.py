@@ -116,6 +116,9 @@ def test_fit_spends_what_it_states():
     _, _, X_pub, _, _ = make_data(n=400, n_pub=40)
     assert fit_cost(clf, X_public=PublicData(X_pub)) == clf.privacy_spent_
     assert clf.noise_scales_ == release_scales(2.0, 1e-6, 4)
+    replace = release_privacy(clf.noise_scales_, 1e-6, neighbours="replace-one")
+    assert clf.replace_one_privacy_ == replace
+    assert replace.epsilon > 2.0
 
 
 def test_accountant_is_charged_once_per_fit_and_shared_by_clones():
