@@ -166,7 +166,8 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     model a gradient is evaluated at depends on the private rows only
     through earlier releases (adaptive composition). Gaussian noise is
     calibrated so that the composed RDP curve converts to ``(epsilon,
-    delta)`` (``release_scales`` in ``_logistic_mm.py``, checked by ``release_privacy``).
+    delta)`` (``release_scales`` in ``_logistic_mm.py``, checked by
+    ``release_privacy``).
     For replace-one neighbours every sensitivity at most doubles:
     ``replace_one_privacy_`` gives that guarantee. Not protected: the public
     data, ``classes``, ``bounds`` and the hyper-parameters.
