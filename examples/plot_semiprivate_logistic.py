@@ -49,8 +49,8 @@ ceiling = non_private.score(X_test, y_test)
 # ------------------------
 # Every fit is (epsilon, 1e-5)-DP for the private rows (add/remove
 # neighbours). The privacy noise is fresh on every fit, so each point of the
-# logistic regressions is the mean of five fits (the stumps': of two). The pixel box ``[0, 16]`` is the domain knowledge of the
-# private-only fit.
+# logistic regressions is the mean of five fits (the stumps': of two). The
+# pixel box ``[0, 16]`` is the domain knowledge of the private-only fit.
 epsilons = [0.5, 1.0, 2.0, 4.0, 8.0]
 models = {
     "SemiPrivateLogisticRegression (public X)": lambda eps: (
