@@ -25,6 +25,7 @@ from sklearn.preprocessing import StandardScaler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import reserve_budget
+from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -139,9 +140,11 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         fit, atomically, before the first private read; shared, not copied, by
         :func:`~sklearn.base.clone`.
     random_state : int, RandomState instance or None, default=None
-        Seeds the public side only: the public subsample, the grid and an
-        unseeded student. The partition of the private rows and the vote noise
-        never come from it: they are fresh OS entropy on every fit (see
+        Seeds the public side only: the public subsample, the grid and the
+        student's ``random_state`` parameters left at None (nested ones too,
+        e.g. in a :class:`~sklearn.pipeline.Pipeline`). The partition of the
+        private rows, the teachers' seeds and the vote noise never come from
+        it: they are fresh OS entropy on every fit (see
         :func:`~sklearn_semiprivate.reproducible_noise` for tests and docs).
     verbose : int or bool, default=0
         With ``verbose >= 1``, ``fit`` prints a line at each stage (public
@@ -193,14 +196,45 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
     ``sqrt(2 Q)`` and L1 sensitivity ``2 Q``. GNMax adds ``N(0, σ²)`` to every
     count with ``σ`` from :func:`gnmax_sigma` (the exact Gaussian privacy
     profile, or the paper's RDP bound ``α / σ²`` per query, whichever is
-    smaller); LNMax adds ``Lap(2 Q / epsilon)``. The guarantee for a fixed
-    assignment carries over to the random one: the output distribution is the
-    same mixture over assignments on both neighbours, and (ε, δ)-DP is kept
-    by such mixtures. The noisy arg max, the margin filter and the student are
-    post-processing. Only the data-independent bound is used: the
-    data-dependent (smooth sensitivity) analysis of the 2018 paper is not
-    implemented. Not protected: the public data, ``classes``, ``bounds`` and
-    the hyper-parameters.
+    smaller); LNMax adds ``Lap(2 Q / epsilon)``. The noisy arg max, the
+    margin filter and the student are post-processing. Only the
+    data-independent bound is used: the data-dependent (smooth sensitivity)
+    analysis of the 2018 paper is not implemented. Not protected: the public
+    data, ``classes``, ``bounds`` and the hyper-parameters.
+
+    **Teachers.** The sensitivity above holds for a fixed assignment and fixed
+    teacher seeds; it carries over to random ones (drawn from the secret noise,
+    independently of the data), since the output distribution is then the
+    same mixture over them on both neighbours, and (ε, δ)-DP is kept by such
+    mixtures. Every ``random_state`` of a teacher left at None (nested ones
+    too, e.g. in a :class:`~sklearn.pipeline.Pipeline`) is set from that
+    teacher's seed, drawn before any private read, so a teacher's fit depends
+    on its own rows and seed only, not on numpy's global generator, whose
+    position after one teacher would depend on that teacher's rows. A teacher
+    must therefore draw its randomness through its ``random_state``
+    parameters; one that reads the global generator, or another hidden shared
+    state, would let one row shift every later teacher. A teacher whose fit
+    or predict raises on its partition, or predicts labels outside the label
+    set, abstains on every query, silently: whether it fails depends on its
+    own rows only, so this changes that teacher's votes only (a vote
+    disappears, within the sensitivity above), and no error message (which
+    could quote a partition's size) leaves ``fit``. A misconfigured teacher is
+    still refused before the charge, by a dry run on placeholder public rows;
+    one that fails on every partition (e.g. a nearest-neighbour teacher with
+    more neighbours than rows per teacher) only abstains: then only
+    single-class teachers vote, the same on every query, and the votes say
+    nothing about the queries. Warnings raised while the teachers train
+    depend on private rows and are dropped: an ``"ignore"`` filter, under a
+    lock so that fits in concurrent threads do not restore each other's
+    filters mid-fit, and a guard on Python's warning display that drops any
+    warning raised in the teachers' thread while they train, whatever other
+    threads did to the process-wide filters meanwhile (scikit-learn's input
+    checks swap them in every fit). Limitations, Python's warning state being
+    process-wide: such a concurrent swap can still turn a teacher's warning
+    into an error (that teacher then abstains) or mark the warnings registry
+    (an identical later warning is then not shown); warnings raised in
+    threads a teacher starts itself (``n_jobs``) are dropped by the filter
+    only.
 
     **Labeled public data.** Public labels are free: the public rows join the
     student's training set with their own labels, next to the teachers' noisy
@@ -366,6 +400,13 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         # Reserved atomically before the first private read; a fit that fails
         # afterwards stays charged.
         reserve_budget(self.accountant, cost, self)
+        rng = noise_rng(self.random_state)
+        if not local:
+            # One secret seed per teacher, drawn before any private read: each
+            # teacher's randomness is then fixed independently of the data,
+            # not drawn from numpy's global generator in turn (whose position
+            # after one teacher depends on that teacher's rows).
+            teacher_seeds = rng.integers(2**63 - 1, size=n_teachers)
         check_private_labels(data.y, data.classes)
         if local and bounds is None:
             bounds = self._grid_bounds(data, allow_leak=True)
@@ -374,7 +415,6 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
             if not local
             else data_independent_points(bounds, n_queries, rng_grid)
         )
-        rng = noise_rng(self.random_state)
         if local:
             progress.say(
                 f"{n_queries:,} grid points, each private row voting for its "
@@ -392,9 +432,16 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
             # teacher only.
             assignment = rng.integers(n_teachers, size=data.X.shape[0])
             votes = teacher_votes(
-                teacher, data.X, data.y, points, data.classes, assignment, n_teachers
+                teacher,
+                data.X,
+                data.y,
+                points,
+                data.classes,
+                assignment,
+                n_teachers,
+                seeds=teacher_seeds,
             )
-            del assignment
+            del assignment, teacher_seeds
         # Sensitivity of the (Q, n_classes) vote table to one private row:
         # teachers, one vote moves per query (L2 sqrt(2 Q), L1 2 Q); local
         # votes, at most two counts change by 1 (L1 2). noise_scale is
@@ -495,9 +542,8 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
             self.constant_label_ = present[0] if present.size else fallback
             progress.say(f"student: skipped (one label, {self.constant_label_!r})")
             return
-        student = clone(student)
-        if student.get_params().get("random_state", 0) is None:
-            student.set_params(random_state=public_seed(rng))
+        # Public side: the student trains on released and public rows only.
+        student = seed_unset_random_states(clone(student), public_seed(rng))
         started = progress.start(
             f"fitting the student {type(student).__name__} on "
             f"{X_train.shape[0]:,} labeled public rows..."

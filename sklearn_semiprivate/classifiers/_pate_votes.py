@@ -11,7 +11,6 @@ or :func:`lnmax_scale` to the table's sensitivity, stated next to each.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import math
-import warnings
 
 import numpy as np
 from scipy.stats import chi2, norm
@@ -21,7 +20,7 @@ from threadpoolctl import threadpool_limits
 
 from ..accounting import rdp_gaussian_sigma
 from ..mechanisms import analytic_gaussian_sigma
-from ..utils._private_errors import call_on_private
+from ..utils._nested_fit import dropped_warnings, seed_unset_random_states
 
 __all__ = [
     "dry_run",
@@ -39,8 +38,9 @@ def gnmax_sigma(epsilon, delta, n_queries):
 
     One private row lives in one teacher's partition, so it changes that
     teacher's vote on every query: per query at most one vote moves (or
-    appears, or disappears, for a teacher that abstains without rows), i.e.
-    at most two counts change by 1, L2 sensitivity ``sqrt(2)`` per query and
+    appears, or disappears, for a teacher that abstains: without rows, or
+    failing on its rows; see :func:`teacher_votes`), i.e. at most two counts
+    change by 1, L2 sensitivity ``sqrt(2)`` per query and
     ``sqrt(2 Q)`` for the ``Q`` vote histograms together. Two valid
     calibrations; the smaller ``σ`` is returned:
 
@@ -73,16 +73,27 @@ def lnmax_scale(epsilon, n_queries):
     return 2.0 * n_queries / epsilon
 
 
-def teacher_votes(teacher, X, y, X_query, classes, assignment, n_teachers):
+def teacher_votes(teacher, X, y, X_query, classes, assignment, n_teachers, *, seeds):
     """Vote histogram of the teachers on the query rows, shape ``(Q, n_classes)``.
 
     Teacher ``t`` is a clone of ``teacher`` fitted on the rows with
-    ``assignment == t``. A teacher without rows abstains; one whose rows hold
-    a single class votes that class on every query (without fitting); the
-    others vote their prediction. Whatever a teacher does depends on its own
-    rows only, so one private row changes at most one teacher's votes.
-    Warnings raised while teachers fit (e.g. a ``ConvergenceWarning``) depend
-    on private rows and are silenced.
+    ``assignment == t``, its ``random_state`` parameters that are None (nested
+    ones too) seeded from ``seeds[t]`` alone. A teacher without rows abstains;
+    one whose rows hold a single class votes that class on every query
+    (without fitting); the others vote their prediction, and one whose fit or
+    predict raises, or whose prediction is not one label of ``classes`` per
+    query, abstains on every query, silently: whether it fails depends on its
+    own rows, and its error message could quote them (a partition's size).
+    Whatever a teacher does depends on its own rows and its own seed only, so
+    one private row changes at most one teacher's votes. Warnings raised while
+    teachers fit (e.g. a ``ConvergenceWarning``) depend on private rows and
+    are dropped (:func:`~sklearn_semiprivate.utils._nested_fit.dropped_warnings`).
+
+    ``seeds`` (shape ``(n_teachers,)``) must be drawn independently of the
+    private rows (secret noise: they fix the randomness of fits on private
+    rows). Without them a teacher left at ``random_state=None`` would draw
+    from numpy's global generator, and how many draws it takes depends on its
+    rows: one row would shift the randomness of every later teacher.
     """
     n_classes = classes.size
     n_queries = X_query.shape[0]
@@ -99,20 +110,37 @@ def teacher_votes(teacher, X, y, X_query, classes, assignment, n_teachers):
     starts = np.concatenate([[0], np.cumsum(counts.sum(axis=1))])
     queries = np.arange(n_queries)
     # Many small fits: BLAS threads cost more CPU than they save (4x in the
-    # gallery example), so they are limited to one here.
-    with warnings.catch_warnings(), threadpool_limits(limits=1, user_api="blas"):
-        warnings.simplefilter("ignore")
+    # gallery example), so they are limited to one here (inside the lock of
+    # dropped_warnings, so concurrent fits do not race on that global either).
+    with dropped_warnings(), threadpool_limits(limits=1, user_api="blas"):
         for t in np.flatnonzero(n_present >= 2):
             rows = order[starts[t] : starts[t + 1]]
-            model = call_on_private(
-                clone(teacher).fit,
-                X[rows],
-                y[rows],
-                what="a teacher's partition of the private rows",
+            predicted = _teacher_prediction(
+                teacher, X[rows], y[rows], X_query, classes, seeds[t]
             )
-            predicted = np.searchsorted(classes, model.predict(X_query))
-            votes[queries, predicted] += 1
+            if predicted is not None:
+                votes[queries, predicted] += 1
     return votes
+
+
+def _teacher_prediction(teacher, X, y, X_query, classes, seed):
+    """Class codes one teacher votes on the queries, or None: it abstains.
+
+    Any failure abstains, without a message: it is a function of this
+    teacher's rows (and seed) only, so it changes this teacher's votes only,
+    which the sensitivity already allows (a vote disappears).
+    """
+    try:
+        model = seed_unset_random_states(clone(teacher), seed)
+        predicted = np.asarray(model.fit(X, y).predict(X_query))
+        if predicted.shape != (X_query.shape[0],):
+            return None
+        codes = np.searchsorted(classes, predicted)
+        if (codes >= classes.size).any() or (classes[codes] != predicted).any():
+            return None
+    except Exception:
+        return None
+    return codes
 
 
 def local_votes(X, y, X_query, classes, bounds):
@@ -178,8 +206,9 @@ def dry_run(estimator, name, n_features, classes, rows_per_class=10):
     codes = np.arange(rows_per_class * classes.size) % classes.size
     X_dry = np.repeat(codes[:, None].astype(np.float64), n_features, axis=1)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        # Public rows; dropped_warnings only so as not to race on the global
+        # filters with a concurrent teacher_votes.
+        with dropped_warnings():
             clone(estimator).fit(X_dry, classes[codes]).predict(X_dry)
     except Exception as exc:
         raise ValueError(

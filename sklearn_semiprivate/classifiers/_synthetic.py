@@ -13,7 +13,6 @@ are public points in the original feature space: post-processing, free.
 
 import itertools
 import math
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -32,6 +31,7 @@ from ..query_release import (
     public_quantile_bins,
 )
 from ..query_release._marginals import _row_lookup
+from ..utils._nested_fit import dropped_warnings, seed_unset_random_states
 from ..utils._rng import public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -91,8 +91,10 @@ def _dry_run(estimator, points, classes, n_draws):
         rows = np.arange(n_draws) % y_dry.size
         X_dry, y_dry = X_dry[rows], y_dry[rows]
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        # Public rows; dropped_warnings (a lock) rather than catch_warnings
+        # alone, so as not to race on the process-wide filters with a
+        # concurrent fit that silences warnings of private rows.
+        with dropped_warnings():
             clone(estimator).fit(X_dry, y_dry, **kwargs).predict(X_dry[:1])
     except Exception as exc:
         raise ValueError(
@@ -164,7 +166,9 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         private read; the charge stays if the fit fails afterwards.
     random_state : int, RandomState instance or None, default=None
         Seeds the public-side randomness only: the grid without public data,
-        the draw of synthetic rows and an unseeded ``estimator``. The privacy
+        the draw of synthetic rows and the ``random_state`` parameters of
+        ``estimator`` left at None (nested ones too, e.g. in a
+        :class:`~sklearn.pipeline.Pipeline`). The privacy
         noise is fresh OS entropy on every fit (see
         :func:`~sklearn_semiprivate.reproducible_noise` for tests and docs).
 
@@ -509,9 +513,8 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         if present.size < 2:
             self.constant_label_ = present[0] if present.size else self.classes_[0]
             return
-        estimator = clone(estimator)
-        if estimator.get_params().get("random_state", 0) is None:
-            estimator.set_params(random_state=public_seed(rng))
+        # Public side: the estimator trains on released synthetic rows only.
+        estimator = seed_unset_random_states(clone(estimator), public_seed(rng))
         kwargs = {} if w is None else {"sample_weight": w}
         self.estimator_ = estimator.fit(self.synthetic_X_, y, **kwargs)
 

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 import sklearn
 from sklearn.base import clone
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.neighbors import KNeighborsClassifier
@@ -154,6 +155,19 @@ def test_estimator_without_sample_weight_gets_drawn_rows():
         b = _clf(n_samples=500).fit(X, y, X_public=PublicData(X_pub))
     np.testing.assert_array_equal(a.synthetic_X_, b.synthetic_X_)
     assert not hasattr(clf, "decision_function")
+
+
+def test_random_state_seeds_an_estimator_inside_a_pipeline():
+    X, y, X_pub, _, X_test, _ = make_data()
+    estimator = Pipeline(
+        [("scale", StandardScaler()), ("forest", RandomForestClassifier(5))]
+    )
+    with reproducible_noise():
+        fits = [_clf(estimator=estimator).fit(X, y, X_public=PublicData(X_pub))]
+        fits.append(clone(fits[0]).fit(X, y, X_public=PublicData(X_pub)))
+    a, b = (f.predict_proba(X_test) for f in fits)
+    assert np.array_equal(a, b)
+    assert estimator.get_params()["forest__random_state"] is None
 
 
 def test_privacy_noise_is_fresh_whatever_the_seed():

@@ -1,0 +1,160 @@
+"""Running a user's nested estimator inside a fit: its seeds and its warnings.
+
+Two things a nested estimator (a PATE teacher or student, the classifier trained
+on synthetic rows) does behind the caller's back matter to privacy:
+
+* **Randomness.** A ``random_state`` left at None draws from numpy's global
+  generator, shared by every estimator in the process. How many draws a fit
+  takes can depend on its training rows, so an estimator fitted on private
+  rows would shift the randomness of every later one.
+  :func:`seed_unset_random_states` gives every such parameter, nested ones
+  too, its own seed, chosen by the caller: from the secret noise generator
+  when the estimator trains on private rows, from a public-side stream when it
+  trains on released or public rows.
+* **Warnings.** A warning raised while fitting on private rows (e.g. a
+  ``ConvergenceWarning``) depends on them. :func:`dropped_warnings` drops
+  them. Python's warning filters are process-wide (before Python 3.14's
+  context-aware warnings) and ``warnings.catch_warnings`` swaps them in and
+  out: two threads entering and leaving it in interleaved order restore each
+  other's filters while the other is still inside (scikit-learn's own input
+  checks do this in every fit), so an ``"ignore"`` filter alone lets one
+  thread's private warnings escape. Hence two layers: the ``"ignore"`` filter
+  (under a module-level lock, so blocks of this package do not interleave),
+  and a guard on ``warnings._showwarnmsg`` (the hook every shown warning goes
+  through, which ``catch_warnings`` does not swap) that drops any warning
+  raised in a thread while it is inside such a block, whatever the filters
+  are by then.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import contextlib
+import threading
+import warnings
+
+import numpy as np
+
+__all__ = ["dropped_warnings", "seed_unset_random_states"]
+
+# Held around every block of this package that swaps the process-wide warning
+# filters. Reentrant: a nested estimator of this package (a PATEClassifier as
+# a teacher) enters the block again in the same thread.
+_WARNINGS_LOCK = threading.RLock()
+# Per thread: how many dropped_warnings blocks it is inside (see the guard).
+_IN_PRIVATE_BLOCK = threading.local()
+
+
+def seed_unset_random_states(estimator, seed):
+    """Seed every ``random_state`` parameter of ``estimator`` that is None.
+
+    Nested parameters are included (``clf__random_state`` in a
+    :class:`~sklearn.pipeline.Pipeline`, ``estimator__random_state`` in a
+    meta-estimator). Each gets its own 32-bit seed, derived from ``seed``
+    alone, so the estimator's randomness is fixed by ``seed`` and does not
+    depend on numpy's global generator or on anything fitted before it.
+    Parameters that are already set (an int, a ``RandomState``) are left as
+    they are. Randomness an estimator draws other than through a
+    ``random_state`` parameter cannot be reached here.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        Modified in place (pass a clone).
+    seed : int
+        Non-negative; secret or public, as the estimator's training rows are.
+
+    Returns
+    -------
+    estimator : estimator instance
+        The same object.
+
+    Examples
+    --------
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_semiprivate.utils._nested_fit import seed_unset_random_states
+    >>> pipe = make_pipeline(StandardScaler(), RandomForestClassifier())
+    >>> seed_unset_random_states(pipe, 0).get_params()[
+    ...     "randomforestclassifier__random_state"
+    ... ] is not None
+    True
+    """
+    keys = [
+        key
+        for key, value in estimator.get_params(deep=True).items()
+        if value is None and key.rsplit("__", 1)[-1] == "random_state"
+    ]
+    if keys:
+        states = np.random.SeedSequence(int(seed)).generate_state(len(keys))
+        estimator.set_params(**{k: int(s) for k, s in zip(keys, states)})
+    return estimator
+
+
+def _install_guard():
+    """Wrap ``warnings._showwarnmsg`` so it drops warnings of private blocks.
+
+    ``catch_warnings`` swaps ``filters``, ``showwarning`` and
+    ``_showwarnmsg_impl``, never ``_showwarnmsg`` (its docstring: "replace if
+    you like"), so the guard stays in place whatever other threads do. It is
+    installed once, on the first block, and passes every other warning on
+    unchanged; called with the lock held.
+    """
+    current = warnings._showwarnmsg
+    if getattr(current, "_drops_private_warnings", False):
+        return
+
+    def guard(msg):
+        if getattr(_IN_PRIVATE_BLOCK, "depth", 0):
+            return
+        current(msg)
+
+    guard._drops_private_warnings = True
+    warnings._showwarnmsg = guard
+
+
+@contextlib.contextmanager
+def dropped_warnings():
+    """Drop every warning raised inside the block, safely across threads.
+
+    The block holds a module-level lock for its whole duration, so blocks of
+    this package in different threads never interleave their swaps of the
+    process-wide filters. Inside, an ``"ignore"`` filter drops warnings
+    (without marking the warnings registry); those that still pass a filter
+    (another thread replaced the filters meanwhile, e.g. by leaving its own
+    ``catch_warnings``) are dropped when shown: raised in this thread, by the
+    guard on ``warnings._showwarnmsg``; in another thread, into a recorded
+    list dropped on exit, as long as this block's ``showwarning`` is in place.
+
+    Limitations (Python's warnings state is process-wide before 3.14): while
+    the block runs, another thread's swap can still let a warning raised
+    here meet another filter, which may mark the warnings registry (so an
+    identical later warning from the same line is not shown) or, with an
+    ``"error"`` filter, raise it (a PATE teacher then abstains); warnings
+    raised in threads that the nested estimator starts itself (``n_jobs``)
+    are dropped by the filters only; code that replaces
+    ``warnings._showwarnmsg`` while a block runs defeats the guard until the
+    next block wraps the new hook. Warnings raised by other threads while the
+    block runs are dropped too.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn_semiprivate.utils._nested_fit import dropped_warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("error")
+    ...     with dropped_warnings():
+    ...         warnings.warn("not shown, not raised")
+    """
+    with _WARNINGS_LOCK, warnings.catch_warnings(record=True):
+        _install_guard()
+        warnings.simplefilter("ignore")
+        _IN_PRIVATE_BLOCK.depth = getattr(_IN_PRIVATE_BLOCK, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            _IN_PRIVATE_BLOCK.depth -= 1
