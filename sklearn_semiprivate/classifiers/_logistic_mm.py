@@ -60,6 +60,11 @@ _BIN_SHARE = 0.5
 # least _AUTO_BINS_MIN_SNR (see auto_n_bins), none below.
 _AUTO_BINS = 8
 _AUTO_BINS_MIN_SNR = 450.0
+# clip_rows: entries beyond this are clipped first (see there).
+_HUGE = 1e100
+# Relative shrinkage of the feature weights that keeps ||phi||^2 <= 2 exact
+# in floating point (see PublicFeatureMap).
+_ROUNDING = 1e-12
 # Eigenvalues of the noisy Gram are floored at this many times sigma_G sqrt(q),
 # about half the spectral norm of the symmetric Gaussian noise matrix.
 _GRAM_FLOOR = 1.0
@@ -146,6 +151,13 @@ def release_privacy(scales, delta, *, neighbours="add/remove"):
 def clip_rows(Z):
     """Scale every row of ``Z`` into the unit ball (rows inside are unchanged).
 
+    Safe for any float input, so that the bound holds for every private row
+    and no row makes a warning or an error (either would be a release without
+    noise): entries are first clipped to ``±1e100`` (a row with such an entry
+    is far outside the ball; squares stay finite for up to ``1e108``
+    features) and NaN (``inf / inf`` from an overflowing standardization)
+    becomes 0.
+
     Parameters
     ----------
     Z : ndarray of shape (n_samples, n_features)
@@ -161,8 +173,15 @@ def clip_rows(Z):
     >>> clip_rows(np.array([[3.0, 4.0], [0.3, 0.4]])).tolist()
     [[0.6, 0.8], [0.3, 0.4]]
     """
-    norms = np.linalg.norm(Z, axis=1)
+    Z = _finite(Z)
+    norms = np.sqrt(np.einsum("ij,ij->i", Z, Z))
     return Z / np.maximum(norms, 1.0)[:, None]
+
+
+def _finite(Z):
+    """``Z`` with entries clipped to ``±1e100`` and NaN set to 0, silently."""
+    with np.errstate(all="ignore"):
+        return np.nan_to_num(np.clip(Z, -_HUGE, _HUGE), nan=0.0)
 
 
 def log_loss_gradient(P, Y, W):
@@ -231,8 +250,13 @@ class PublicFeatureMap:
         self.bin_edges = bin_edges
         self.binned = [j for j, e in enumerate(bin_edges) if e is not None]
         n_binned = len(self.binned)
-        self.linear_weight = math.sqrt(1.0 - _BIN_SHARE) if n_binned else 1.0
-        self.bin_weight = math.sqrt(_BIN_SHARE / n_binned) if n_binned else 0.0
+        # Shrunk by _ROUNDING so that float rounding (a clipped row's norm can
+        # come out 1 + 1 ulp, sqrt(0.5)**2 is 0.5 + 1 ulp) cannot push
+        # ||phi||^2 above 2.
+        linear = math.sqrt(1.0 - _BIN_SHARE) if n_binned else 1.0
+        self.linear_weight = linear * (1.0 - _ROUNDING)
+        bins = math.sqrt(_BIN_SHARE / n_binned) if n_binned else 0.0
+        self.bin_weight = bins * (1.0 - _ROUNDING)
         sizes = [bin_edges[j].size + 1 for j in self.binned]
         self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
         self.n_outputs = center.size + int(self.offsets[-1]) + 1
@@ -244,10 +268,12 @@ class PublicFeatureMap:
         Features with at most two distinct public values (e.g. one-hot
         columns) are not binned: the linear part already holds them.
         """
-        center = X_public.mean(axis=0)
-        sd = X_public.std(axis=0)
-        scale = np.where(sd > 0, sd, 1.0)
-        norms = np.linalg.norm((X_public - center) / scale, axis=1)
+        with np.errstate(all="ignore"):  # public values: overflow is harmless
+            center = np.nan_to_num(X_public.mean(axis=0), posinf=0.0, neginf=0.0)
+            sd = X_public.std(axis=0)
+            scale = np.where((sd > 0) & np.isfinite(sd), sd, 1.0)
+            Z = _finite(X_public - center) / scale
+        norms = np.sqrt(np.einsum("ij,ij->i", Z, Z))
         radius = float(np.quantile(norms, clip_quantile))
         edges = [None] * X_public.shape[1]
         if n_bins > 1:
@@ -255,7 +281,8 @@ class PublicFeatureMap:
             for j, e in enumerate(quantiles):
                 if np.unique(X_public[:, j]).size > 2 and e.size:
                     edges[j] = e
-        return cls(center, scale, radius if radius > 0 else 1.0, edges)
+        ok = np.isfinite(radius) and radius > 0
+        return cls(center, scale, radius if ok else 1.0, edges)
 
     @classmethod
     def from_bounds(cls, box, n_bins):
@@ -273,7 +300,8 @@ class PublicFeatureMap:
     def transform(self, X):
         """``φ(X)``, of shape ``(n_samples, n_outputs)``; ``||φ(x)||² <= 2``."""
         n = X.shape[0]
-        Z = clip_rows((X - self.center) / self.scale / self.radius)
+        with np.errstate(all="ignore"):  # overflow to inf is clipped below
+            Z = clip_rows((X - self.center) / self.scale / self.radius)
         P = np.zeros((n, self.n_outputs))
         d = self.center.size
         P[:, :d] = self.linear_weight * Z
