@@ -28,6 +28,7 @@ from ..hypotheses import (
     Thresholds,
 )
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip
+from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -462,9 +463,10 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         if np.unique(labels).size < 2:
             progress.say("final estimator: skipped (the rule gives one label)")
             return None
-        estimator = clone(self.final_estimator)
-        if estimator.get_params().get("random_state", 0) is None:
-            estimator.set_params(random_state=public_seed(rng))
+        # Every random_state left at None, nested ones too (a Pipeline).
+        estimator = seed_unset_random_states(
+            clone(self.final_estimator), public_seed(rng)
+        )
         # Public points relabeled by the released rule: timing it is public.
         started = progress.start(
             f"fitting the final estimator {type(estimator).__name__} on "

@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._public import PublicData
 from ..accounting._reservation import fit_cost
 from ..classifiers._base import prepare_fit_data
+from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -308,11 +309,10 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         X_pub, y_pub = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
         public = self._public_sample(X_pub, y_pub, data)
 
-        est = clone(self.estimator)
+        # A learner of this package seeds only its public side with its
+        # random_state; every one left at None is seeded, nested ones too.
+        est = seed_unset_random_states(clone(self.estimator), public_seed(rng_fit))
         params = est.get_params()
-        if params.get("random_state", 0) is None:
-            # A learner of this package seeds only its public side with it.
-            est.set_params(random_state=public_seed(rng_fit))
         if params.get("classes", classes) is None:
             # D0's label set is public; never let the learner read it from S_priv.
             est.set_params(classes=classes)

@@ -2,7 +2,11 @@
 
 import numpy as np
 import pytest
+from sklearn.base import clone
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from sklearn_semiprivate import (
     PrivacyAccountant,
@@ -298,3 +302,20 @@ def test_final_estimator_parameters_are_validated():
     )
     with pytest.raises(ValueError, match="C"):
         clf.fit(X, y, X_public=PublicData(X_pub))
+
+
+def test_random_state_seeds_a_final_estimator_inside_a_pipeline():
+    # The public-side seed reaches nested random_state parameters too (it
+    # reached a top-level one only: a Pipeline's forest was unseeded).
+    rng = np.random.default_rng(0)
+    X, X_pub = rng.uniform(size=(500, 2)), rng.uniform(size=(60, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    final = make_pipeline(StandardScaler(), RandomForestClassifier(n_estimators=5))
+    clf = SemiPrivateClassifier(
+        "partition", final_estimator=final, classes=[0, 1], random_state=0
+    )
+    with reproducible_noise():
+        fits = [clone(clf).fit(X, y, X_public=PublicData(X_pub)) for _ in range(2)]
+    grid = rng.uniform(size=(200, 2))
+    assert np.array_equal(*(f.predict_proba(grid) for f in fits))
+    assert final.get_params()["randomforestclassifier__random_state"] is None
