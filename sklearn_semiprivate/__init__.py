@@ -13,6 +13,7 @@ from .classifiers import (
     PATEClassifier,
     SemiPrivateClassifier,
     SemiPrivateLogisticRegression,
+    SemiPrivateTreeClassifier,
     SyntheticDataClassifier,
 )
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
@@ -35,6 +36,7 @@ __all__ = [
     "PublicFittedPipeline",
     "SemiPrivateClassifier",
     "SemiPrivateLogisticRegression",
+    "SemiPrivateTreeClassifier",
     "SyntheticDataClassifier",
     "__version__",
     "make_public_fitted_pipeline",

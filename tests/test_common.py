@@ -31,6 +31,7 @@ from sklearn_semiprivate import (
     PublicFittedPipeline,
     SemiPrivateClassifier,
     SemiPrivateLogisticRegression,
+    SemiPrivateTreeClassifier,
     SyntheticDataClassifier,
     reproducible_noise,
 )
@@ -62,6 +63,8 @@ ESTIMATORS = [
     SyntheticDataClassifier(random_state=0),
     # Without public data: the geometry from the private range (leak-warned).
     SemiPrivateLogisticRegression(random_state=0),
+    # Without public data: equal-width bins in the private range (leak-warned).
+    SemiPrivateTreeClassifier(random_state=0),
 ]
 
 

@@ -11,11 +11,13 @@ from ._logistic import SemiPrivateLogisticRegression
 from ._pate import PATEClassifier
 from ._semiprivate import SemiPrivateClassifier
 from ._synthetic import SyntheticDataClassifier
+from ._tree import SemiPrivateTreeClassifier
 
 __all__ = [
     "GenericLearnerClassifier",
     "PATEClassifier",
     "SemiPrivateClassifier",
     "SemiPrivateLogisticRegression",
+    "SemiPrivateTreeClassifier",
     "SyntheticDataClassifier",
 ]

@@ -1,0 +1,333 @@
+"""SemiPrivateTreeClassifier: exact privacy of the split selection, accounting,
+bad input, ecosystem."""
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_semiprivate import (
+    PrivacyAccountant,
+    PrivacyBudgetError,
+    PrivacyCost,
+    PrivacyLeakWarning,
+    PublicData,
+    PublicDataWarning,
+    PublicFittedPipeline,
+    SemiPrivateTreeClassifier,
+    reproducible_noise,
+)
+from sklearn_semiprivate.accounting._reservation import fit_cost
+from sklearn_semiprivate.classifiers import _tree
+from sklearn_semiprivate.classifiers._tree import (
+    descend,
+    split_log_probabilities,
+    split_scores,
+)
+
+
+def make_data(n=3000, n_pub=150, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(size=(n, 3))
+    y = ((X[:, 0] > 0.3) & (X[:, 1] > 0.6)).astype(int)
+    X_pub = rng.uniform(size=(n_pub, 3))
+    X_test = rng.uniform(size=(2000, 3))
+    y_test = ((X_test[:, 0] > 0.3) & (X_test[:, 1] > 0.6)).astype(int)
+    return X, y, X_pub, X_test, y_test
+
+
+# --------------------------------------------------------------------------
+# Exact privacy of one level's selection, on every add/remove neighbour
+# --------------------------------------------------------------------------
+
+# A tiny domain: 2 features with 3 bins each, 2 classes.
+N_BINS = np.array([3, 3])
+DOMAIN = [(a, b, c) for a in range(3) for b in range(3) for c in range(2)]
+
+
+def _level_log_probabilities(rows, node_of, n_nodes, epsilon, score=split_scores):
+    codes = np.array([[a, b] for a, b, _ in rows], dtype=np.intp).reshape(-1, 2)
+    y = np.array([c for _, _, c in rows], dtype=np.intp)
+    node = np.array([node_of(r) for r in rows], dtype=np.intp)
+    scores, _ = score(codes, y, node, n_nodes, N_BINS, 2)
+    return split_log_probabilities(scores, epsilon)
+
+
+def _max_log_ratio(dataset, node_of, n_nodes, epsilon, score=split_scores):
+    """Largest |log P(split | D) - log P(split | D')| over all add/remove
+    neighbours D' of D and every node's every candidate."""
+    base = _level_log_probabilities(dataset, node_of, n_nodes, epsilon, score)
+    worst = 0.0
+    neighbours = [[*dataset, r] for r in DOMAIN]
+    neighbours += [dataset[:i] + dataset[i + 1 :] for i in range(len(dataset))]
+    for other in neighbours:
+        lp = _level_log_probabilities(other, node_of, n_nodes, epsilon, score)
+        worst = max(worst, float(np.max(np.abs(lp - base))))
+    return worst
+
+
+DATASETS = [
+    [(0, 0, 0), (2, 2, 1), (1, 2, 1)],
+    [(0, 1, 1), (0, 1, 1), (2, 0, 0), (1, 1, 0)],
+    [(2, 2, 0)],
+]
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_root_selection_is_epsilon_dp_on_every_neighbour(dataset):
+    worst = _max_log_ratio(dataset, lambda r: 0, 1, epsilon=0.7)
+    assert worst <= 0.7 + 1e-12
+    assert worst > 0.35  # the check is not vacuous
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_second_level_selection_is_epsilon_dp_per_node(dataset):
+    # Given a released root split (feature 0 at code 0), both nodes choose
+    # at once; one row is in one node, so the pair of draws is still 0.7-DP.
+    worst = _max_log_ratio(dataset, lambda r: int(r[0] > 0), 2, epsilon=0.7)
+    assert worst <= 0.7 + 1e-12
+
+
+def _gini_like_score(codes, y, node, n_nodes, n_bins, n_classes):
+    # Mutant: sum of squared child counts (sensitivity grows with the counts).
+    scores, cand = split_scores(codes, y, node, n_nodes, n_bins, n_classes)
+    return scores**2, cand
+
+
+def test_mutant_score_with_large_sensitivity_is_caught():
+    assert _max_log_ratio(DATASETS[1], lambda r: 0, 1, 0.7, _gini_like_score) > 0.7
+
+
+def test_mutant_with_twice_the_epsilon_is_caught():
+    def doubled(scores, eps):
+        return split_log_probabilities(scores, 2.0 * eps)
+
+    honest = max(_max_log_ratio_with(d, split_log_probabilities) for d in DATASETS)
+    mutant = max(_max_log_ratio_with(d, doubled) for d in DATASETS)
+    assert honest <= 0.7 + 1e-12 < mutant
+
+
+def _non_monotone_score(codes, y, node, n_nodes, n_bins, n_classes):
+    # Mutant: the margin of the children's majorities over their runners-up,
+    # still sensitivity 1 per child but not monotone (adding a row can lower
+    # it), so dropping the factor 2 is no longer allowed.
+    blocks, cand = [], []
+    for j, m in enumerate(n_bins):
+        flat = (node * m + codes[:, j]) * n_classes + y
+        c = np.bincount(flat, minlength=n_nodes * m * n_classes)
+        c = c.reshape(n_nodes, m, n_classes)
+        left = np.cumsum(c, axis=1)[:, :-1, :]
+        right = c.sum(axis=1, keepdims=True) - left
+        margin = np.abs(left[..., 0] - left[..., 1]) + np.abs(
+            right[..., 0] - right[..., 1]
+        )
+        blocks.append(margin)
+        cand.extend((j, t) for t in range(m - 1))
+    return np.concatenate(blocks, axis=1).astype(float), np.array(cand)
+
+
+def test_mutant_non_monotone_score_is_caught():
+    worst = max(
+        _max_log_ratio(d, lambda r: 0, 1, 0.7, _non_monotone_score) for d in DATASETS
+    )
+    assert worst > 0.7
+
+
+def _max_log_ratio_with(dataset, log_probabilities):
+    def level(rows):
+        codes = np.array([[a, b] for a, b, _ in rows], dtype=np.intp).reshape(-1, 2)
+        y = np.array([c for _, _, c in rows], dtype=np.intp)
+        scores, _ = split_scores(codes, y, np.zeros(len(rows), np.intp), 1, N_BINS, 2)
+        return log_probabilities(scores, 0.7)
+
+    base = level(dataset)
+    others = [[*dataset, r] for r in DOMAIN]
+    others += [dataset[:i] + dataset[i + 1 :] for i in range(len(dataset))]
+    return max(float(np.max(np.abs(level(o) - base))) for o in others)
+
+
+def test_fit_draws_from_the_audited_distribution(monkeypatch):
+    # The fit's draw uses the same logits as split_log_probabilities: record
+    # the logits the Gumbel-max sampler gets and compare.
+    seen = []
+    real = _tree._gumbel_max
+
+    def recording(logits, rng):
+        seen.append(logits)
+        return real(logits, rng)
+
+    monkeypatch.setattr(_tree, "_gumbel_max", recording)
+    X, y, X_pub, _, _ = make_data(n=300, n_pub=40)
+    clf = SemiPrivateTreeClassifier(epsilon=2.0, max_depth=2, classes=[0, 1])
+    clf.fit(X, y, X_public=PublicData(X_pub))
+    eps_part = 2.0 / 3
+    codes = np.column_stack(
+        [
+            np.searchsorted(e, X[:, j], side="right")
+            for j, e in enumerate(clf.bin_edges_)
+        ]
+    )
+    n_bins = np.array([e.size + 1 for e in clf.bin_edges_])
+    scores, _ = split_scores(codes, y, np.zeros(300, np.intp), 1, n_bins, 2)
+    assert np.allclose(seen[0], eps_part * scores)
+    from scipy.special import log_softmax
+
+    assert np.allclose(
+        log_softmax(seen[0], axis=1), split_log_probabilities(scores, eps_part)
+    )
+
+
+# --------------------------------------------------------------------------
+# Accounting and the ledger
+# --------------------------------------------------------------------------
+
+
+def test_fit_spends_what_it_states():
+    X, y, X_pub, _, _ = make_data(n=300, n_pub=40)
+    clf = SemiPrivateTreeClassifier(epsilon=2.0, classes=[0, 1])
+    clf.fit(X, y, X_public=PublicData(X_pub))
+    assert clf.privacy_spent_ == PrivacyCost(2.0, 0.0)
+    assert fit_cost(clf, X_public=PublicData(X_pub)) == clf.privacy_spent_
+    assert len(clf.split_features_) == 3 and clf.leaf_counts_.shape == (8, 2)
+
+
+def test_accountant_is_charged_once_per_fit_and_refuses_before_reading(monkeypatch):
+    X, y, X_pub, _, _ = make_data(n=300, n_pub=20)
+    acc = PrivacyAccountant(epsilon=2.5)
+    clf = SemiPrivateTreeClassifier(epsilon=1.0, classes=[0, 1], accountant=acc)
+    clf.fit(X, y, X_public=PublicData(X_pub))
+    clone(clf).fit(X, y, X_public=PublicData(X_pub))
+    called = []
+    monkeypatch.setattr(_tree, "split_scores", lambda *a: called.append(1))
+    with pytest.raises(PrivacyBudgetError):
+        clf.fit(X, y, X_public=PublicData(X_pub))
+    assert called == [] and len(acc.history) == 2
+
+
+def test_descend_follows_the_released_splits():
+    codes = np.array([[0, 5], [3, 0], [3, 9]])
+    features = [np.array([0]), np.array([1, 1])]
+    thresholds = [np.array([1]), np.array([2, 4])]
+    assert descend(codes, features, thresholds).tolist() == [1, 2, 3]
+
+
+# --------------------------------------------------------------------------
+# Bad input, before the charge
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (lambda X, y, P: (np.where(X > 0.9, np.nan, X), y, PublicData(P)), "NaN"),
+        (lambda X, y, P: (X, y, PublicData(P[:, :2])), "features"),
+        (lambda X, y, P: (X, y, PublicData(P[:0])), "empty"),
+        (lambda X, y, P: (X[:, 0], y, PublicData(P)), "2D"),
+    ],
+)
+def test_bad_data_refused_before_the_charge(change, match):
+    X, y, X_pub, _, _ = make_data(n=200, n_pub=20)
+    acc = PrivacyAccountant(epsilon=10.0)
+    X, y, pub = change(X, y, X_pub)
+    clf = SemiPrivateTreeClassifier(classes=[0, 1], accountant=acc)
+    with pytest.raises(ValueError, match=match):
+        clf.fit(X, y, X_public=pub)
+    assert acc.history == []
+
+
+@pytest.mark.parametrize(
+    "params", [{"epsilon": 0.0}, {"max_depth": 0}, {"n_bins": 1}, {"n_public": 500}]
+)
+def test_bad_parameters_refused_before_the_charge(params):
+    X, y, X_pub, _, _ = make_data(n=200, n_pub=20)
+    acc = PrivacyAccountant(epsilon=10.0)
+    clf = SemiPrivateTreeClassifier(classes=[0, 1], accountant=acc, **params)
+    with pytest.raises(ValueError):
+        clf.fit(X, y, X_public=PublicData(X_pub))
+    assert acc.history == []
+
+
+# --------------------------------------------------------------------------
+# What it learns, and the ecosystem
+# --------------------------------------------------------------------------
+
+
+def test_learns_an_interaction_a_linear_model_cannot():
+    X, y, X_pub, X_test, y_test = make_data()
+    clf = SemiPrivateTreeClassifier(epsilon=1.0, max_depth=2, classes=[0, 1])
+    clf.fit(X, y, X_public=PublicData(X_pub))
+    # 0.96-0.99 over noise draws (the public bins set the thresholds).
+    assert clf.score(X_test, y_test) > 0.93
+    proba = clf.predict_proba(X_test)
+    assert np.allclose(proba.sum(axis=1), 1.0)
+
+
+def test_three_classes_and_string_labels():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(3000, 2))
+    labels = np.array(["low", "mid", "high"])
+    y = labels[np.digitize(X[:, 0], [0.33, 0.66])]
+    clf = SemiPrivateTreeClassifier(epsilon=1.0, classes=labels)
+    clf.fit(X, y, X_public=PublicData(rng.uniform(size=(100, 2))))
+    assert clf.score(X, y) > 0.9
+
+
+def test_noise_is_fresh_unless_reproducible():
+    X, y, X_pub, _, _ = make_data(n=300, n_pub=60)
+    clf = SemiPrivateTreeClassifier(epsilon=0.5, classes=[0, 1], random_state=0)
+    fits = [clone(clf).fit(X, y, X_public=PublicData(X_pub)) for _ in range(2)]
+    assert not np.array_equal(fits[0].leaf_counts_, fits[1].leaf_counts_)
+    with reproducible_noise():
+        fits = [clone(clf).fit(X, y, X_public=PublicData(X_pub)) for _ in range(2)]
+    assert np.array_equal(fits[0].leaf_counts_, fits[1].leaf_counts_)
+
+
+def test_without_public_data_warns_and_uses_bounds():
+    X, y, _, X_test, y_test = make_data()
+    with pytest.warns(PublicDataWarning), pytest.warns(PrivacyLeakWarning):
+        SemiPrivateTreeClassifier(classes=[0, 1]).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = SemiPrivateTreeClassifier(classes=[0, 1], bounds=(0, 1), n_bins=10)
+        clf.fit(X, y)
+    assert clf.score(X_test, y_test) > 0.9
+
+
+@pytest.mark.parametrize("routing", [False, True])
+def test_public_fitted_pipeline_and_cross_validation(routing):
+    X, y, X_pub, _, _ = make_data(n=1500, n_pub=60)
+    pipe = PublicFittedPipeline(
+        [
+            ("scale", StandardScaler()),
+            ("tree", SemiPrivateTreeClassifier(classes=[0, 1], max_depth=2)),
+        ]
+    )
+    with sklearn.config_context(enable_metadata_routing=routing):
+        scores = cross_val_score(
+            pipe, X, y, cv=3, params={"X_public": PublicData(X_pub)}
+        )
+    assert scores.min() > 0.85
+
+
+def test_grid_search_with_two_jobs_charges_every_fit(tmp_path):
+    X, y, X_pub, _, _ = make_data(n=600, n_pub=40)
+    acc = PrivacyAccountant(epsilon=100.0, path=tmp_path / "ledger.db")
+    search = GridSearchCV(
+        SemiPrivateTreeClassifier(classes=[0, 1], accountant=acc),
+        {"max_depth": [2, 3]},
+        cv=2,
+        n_jobs=2,
+    )
+    search.fit(X, y, X_public=PublicData(X_pub))
+    assert len(acc.history) == 5
+    assert acc.spent().epsilon == pytest.approx(5.0)
+
+
+def test_domain_enumeration_is_complete():
+    # The exact tests above enumerate every row of the tiny domain.
+    assert len(DOMAIN) == len(list(itertools.product(range(3), range(3), range(2))))
