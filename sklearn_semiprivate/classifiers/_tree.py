@@ -136,7 +136,9 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
     epsilon : float, default=1.0
         Privacy target ``> 0``, split evenly over the levels and the leaves.
     max_depth : int, default=3
-        Depth of the (complete) tree: ``2 ** max_depth`` leaves.
+        Depth of the (complete) tree: ``2 ** max_depth`` leaves, at most 12
+        (the last level scores every candidate of its ``2 ** (max_depth - 1)``
+        nodes at once).
     n_bins : int, default=16
         Largest number of public-quantile bins per feature; the thresholds
         between them are the candidates.
@@ -224,7 +226,7 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "max_depth": [Interval(Integral, 1, 16, closed="both")],
+        "max_depth": [Interval(Integral, 1, 12, closed="both")],
         "n_bins": [Interval(Integral, 2, None, closed="left")],
         "n_public": [
             None,

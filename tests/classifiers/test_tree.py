@@ -241,7 +241,14 @@ def test_bad_data_refused_before_the_charge(change, match):
 
 
 @pytest.mark.parametrize(
-    "params", [{"epsilon": 0.0}, {"max_depth": 0}, {"n_bins": 1}, {"n_public": 500}]
+    "params",
+    [
+        {"epsilon": 0.0},
+        {"max_depth": 0},
+        {"max_depth": 13},
+        {"n_bins": 1},
+        {"n_public": 500},
+    ],
 )
 def test_bad_parameters_refused_before_the_charge(params):
     X, y, X_pub, _, _ = make_data(n=200, n_pub=20)
