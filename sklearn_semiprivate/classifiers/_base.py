@@ -26,6 +26,7 @@ __all__ = [
     "check_private_labels",
     "data_independent_points",
     "describe_member",
+    "domain_box",
     "infer_bounds_with_leak",
     "prepare_fit_data",
     "warn_no_public_data",
@@ -288,6 +289,33 @@ def infer_bounds_with_leak(X):
     lo, hi = X.min(axis=0), X.max(axis=0)
     pad = np.where(hi > lo, 0.0, 0.5)
     return np.column_stack([lo - pad, hi + pad])
+
+
+def domain_box(bounds, data, *, allow_leak):
+    """The domain box of a fit without public data, or None.
+
+    ``bounds`` when given; else, with ``allow_leak`` (after the reservation),
+    the private rows' range with a ``PrivacyLeakWarning``; else None. None
+    too when there is public data (which then sets the geometry).
+
+    Parameters
+    ----------
+    bounds : array-like or None
+        The estimator's ``bounds`` parameter.
+    data : PreparedData
+        The fit's validated inputs.
+    allow_leak : bool
+        Whether the private range may be read (with a warning).
+
+    Returns
+    -------
+    box : ndarray of shape (n_features, 2) or None
+    """
+    if data.X_public is not None:
+        return None
+    if bounds is not None:
+        return check_bounds(bounds, data.X.shape[1])
+    return infer_bounds_with_leak(data.X) if allow_leak else None
 
 
 def check_bounds(bounds, n_features):

@@ -35,9 +35,8 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from ._base import (
-    check_bounds,
     check_private_labels,
-    infer_bounds_with_leak,
+    domain_box,
     prepare_fit_data,
     warn_no_public_data,
 )
@@ -291,13 +290,13 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         scales = release_scales(
             float(self.epsilon), float(self.delta), int(self.n_steps)
         )
-        box = self._box(data, allow_leak=False)
+        box = domain_box(self.bounds, data, allow_leak=False)
         # Reserved atomically before the first private read; a fit that fails
         # afterwards stays charged.
         reserve_budget(self.accountant, self._privacy_cost(), self)
         check_private_labels(data.y, data.classes)
         if data.X_public is None and box is None:
-            box = self._box(data, allow_leak=True)
+            box = domain_box(self.bounds, data, allow_leak=True)
         self.classes_ = data.classes
         self.noise_scales_ = scales
         rng = noise_rng(self.random_state)
@@ -328,16 +327,6 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         self.center_, self.scale_ = fmap.center, fmap.scale
         self.clip_norm_, self.bin_edges_ = fmap.radius, fmap.bin_edges
         return self
-
-    def _box(self, data, *, allow_leak):
-        """The domain box without public data: ``bounds``, or the private
-        rows' range with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`
-        (``allow_leak=True``), else None."""
-        if data.X_public is not None:
-            return None
-        if self.bounds is not None:
-            return check_bounds(self.bounds, data.X.shape[1])
-        return infer_bounds_with_leak(data.X) if allow_leak else None
 
     def _feature_map(self, data, box, n_bins):
         """The feature map, from public rows or the box: public inputs only."""

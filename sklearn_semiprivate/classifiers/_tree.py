@@ -23,9 +23,8 @@ from ..query_release._binning import bin_codes, public_quantile_bins
 from ..utils._rng import noise_rng, spawn_rngs
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
 from ._base import (
-    check_bounds,
     check_private_labels,
-    infer_bounds_with_leak,
+    domain_box,
     prepare_fit_data,
     warn_no_public_data,
 )
@@ -345,11 +344,8 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
         """Bin edges from public rows or the box (equal width), else None."""
         if data.X_public is not None:
             return public_quantile_bins(data.X_public, int(self.n_bins))
-        if self.bounds is not None:
-            box = check_bounds(self.bounds, data.X.shape[1])
-        elif allow_leak:
-            box = infer_bounds_with_leak(data.X)
-        else:
+        box = domain_box(self.bounds, data, allow_leak=allow_leak)
+        if box is None:
             return None
         return [np.linspace(lo, hi, self.n_bins + 1)[1:-1] for lo, hi in box]
 
