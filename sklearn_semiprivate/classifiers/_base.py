@@ -112,7 +112,17 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
     )
     # The label set comes from the *whole* public set, before subsampling, so
     # that it never depends on which public rows a small n_public keeps.
-    classes_ = check_label_set(resolve_classes(declared, yp, y))
+    classes_ = resolve_classes(declared, yp, y)
+    if declared is None and yp is None and classes_.size < 2:
+        # Read off the private labels (the leak-warned fallback): the message
+        # names no label (it did: an exhausted ledger released the one label
+        # of the private rows in this error, found in review).
+        raise ValueError(
+            "A classifier needs at least two classes, and the label set read "
+            "from the private labels (no classes= and no public labels) has "
+            "fewer. Pass classes=... listing every possible label."
+        )
+    check_label_set(classes_)
     if Xp is not None:
         Xp, yp = subsample_public(Xp, yp, n_public, rng)
     elif n_public is not None and not isinstance(n_public, (int, np.integer)):

@@ -79,3 +79,25 @@ def test_unlabeled_rows_errors_quote_no_value():
         )
     assert "Alice" not in str(info.value)
     assert str(info.value).startswith("could not convert string to float (")
+
+
+def test_one_private_label_is_not_named_in_the_error():
+    # Found in review: with classes=None and no public labels, the label set
+    # is read from the private y (leak-warned), and an error quoting it was
+    # raised before the ledger could refuse (even an exhausted one).
+    from sklearn_semiprivate import (
+        PrivacyAccountant,
+        PublicData,
+        SemiPrivateLogisticRegression,
+    )
+
+    rng = np.random.default_rng(0)
+    X, X_pub = rng.normal(size=(50, 2)), rng.normal(size=(10, 2))
+    acc = PrivacyAccountant(epsilon=1.0)
+    acc.spend(1.0, 0.0)
+    clf = SemiPrivateLogisticRegression(accountant=acc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="at least two classes") as info:
+            clf.fit(X, np.full(50, "HIV+"), X_public=PublicData(X_pub))
+    assert "HIV+" not in str(info.value)
