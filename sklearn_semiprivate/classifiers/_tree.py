@@ -10,6 +10,7 @@ noise, again in parallel.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -18,6 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import reserve_budget
+from ..exceptions import PublicDataWarning
 from ..hypotheses._base import _gumbel_max
 from ..query_release._binning import bin_codes, public_quantile_bins
 from ..utils._rng import noise_rng, spawn_rngs
@@ -297,6 +299,14 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
         if data.X_public is None and self.bounds is None:
             warn_no_public_data(self)
         edges = self._edges(data, allow_leak=False)
+        if edges is not None and all(e.size == 0 for e in edges):
+            warnings.warn(
+                "No feature has two distinct public bins (the public rows are "
+                "constant), so the tree cannot split: it is one leaf, its "
+                "noisy class counts predicted everywhere.",
+                PublicDataWarning,
+                stacklevel=2,
+            )
         # Reserved atomically before the first private read; a fit that fails
         # afterwards stays charged.
         reserve_budget(self.accountant, self._privacy_cost(), self)

@@ -338,3 +338,45 @@ def test_grid_search_with_two_jobs_charges_every_fit(tmp_path):
 def test_domain_enumeration_is_complete():
     # The exact tests above enumerate every row of the tiny domain.
     assert len(DOMAIN) == len(list(itertools.product(range(3), range(3), range(2))))
+
+
+def test_one_bin_features_offer_no_candidates():
+    codes = np.array([[0, 0], [0, 1], [0, 2]])
+    scores, cand = split_scores(
+        codes, np.array([0, 1, 1]), np.zeros(3, np.intp), 1, np.array([1, 3]), 2
+    )
+    assert cand.tolist() == [[1, 0], [1, 1]] and scores.tolist() == [[3.0, 2.0]]
+
+
+def test_constant_public_rows_warn_and_give_one_leaf():
+    X, y, _, X_test, _ = make_data(n=400)
+    X_pub = np.ones((20, 3))  # no feature has two public bins
+    clf = SemiPrivateTreeClassifier(epsilon=1.0, classes=[0, 1])
+    with pytest.warns(PublicDataWarning, match="cannot split"):
+        clf.fit(X, y, X_public=PublicData(X_pub))
+    assert clf.privacy_spent_ == PrivacyCost(1.0, 0.0)
+    assert np.unique(clf.predict(X_test)).size == 1
+
+
+def test_leaf_noise_is_laplace_at_the_level_epsilon(monkeypatch):
+    # The leaf counts get Lap(1 / eps_level): check the scale the fit uses.
+    scales = []
+
+    class Recorder:
+        def __init__(self, rng):
+            self.rng = rng
+
+        def __getattr__(self, name):
+            return getattr(self.rng, name)
+
+        def laplace(self, loc, scale, size):
+            scales.append(scale)
+            return self.rng.laplace(loc, scale, size)
+
+    real = _tree.noise_rng
+    monkeypatch.setattr(_tree, "noise_rng", lambda rs: Recorder(real(rs)))
+    X, y, X_pub, _, _ = make_data(n=300, n_pub=40)
+    SemiPrivateTreeClassifier(epsilon=2.0, max_depth=3, classes=[0, 1]).fit(
+        X, y, X_public=PublicData(X_pub)
+    )
+    assert scales == [pytest.approx(4 / 2.0)]
