@@ -119,8 +119,8 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
         # of the private rows in this error, found in review).
         raise ValueError(
             "A classifier needs at least two classes, and the label set read "
-            "from the private labels (no classes= and no public labels) has "
-            "fewer. Pass classes=... listing every possible label."
+            "from the private labels (no classes= and no public labels) holds "
+            "only one class. Pass classes=... listing every possible label."
         )
     check_label_set(classes_)
     if Xp is not None:
