@@ -12,10 +12,10 @@ are fitted on the public rows only and applied to every row.
 
 Rows:
 
-* every classifier exported by ``sklearn_semiprivate`` (and ``PATEClassifier``
-  once it lands), at its defaults, given ``X_public=PublicData(X_pub)`` without
-  labels. Only ``epsilon``, ``classes`` (the label set, public knowledge) and
-  ``random_state`` (public-side randomness) are set;
+* every classifier exported by ``sklearn_semiprivate``, at its defaults,
+  given ``X_public=PublicData(X_pub)`` without labels. Only ``epsilon``,
+  ``classes`` (the label set, public knowledge) and ``random_state``
+  (public-side randomness) are set;
 * private-only DP baselines, no public data: the same classes with
   ``bounds=`` the public rows' box (domain knowledge, no private read), and
   IBM diffprivlib's LogisticRegression, GaussianNB and RandomForestClassifier
@@ -63,8 +63,6 @@ from sklearn_semiprivate import PublicData
 
 RECOMMENDED = "SemiPrivateLogisticRegression()"
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0)
-# Classifiers expected to land; they join the table as soon as they exist.
-EXPECTED = ("PATEClassifier",)
 QUICK_DATASETS = ("mlc_churn", "digits")
 HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = HERE / "results" / "accuracy.md"
@@ -107,7 +105,7 @@ class Row:
 
 def package_classifiers():
     """Classifier classes exported by the package, RECOMMENDED's first."""
-    names = [*getattr(sp, "__all__", dir(sp)), *EXPECTED]
+    names = getattr(sp, "__all__", dir(sp))
     found = []
     for name in names:
         obj = getattr(sp, name, None)
