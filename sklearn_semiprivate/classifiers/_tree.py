@@ -21,6 +21,7 @@ from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import reserve_budget
 from ..exceptions import PublicDataWarning
 from ..hypotheses._base import _gumbel_max
+from ..mechanisms import LaplaceMechanism
 from ..query_release._binning import bin_codes, public_quantile_bins
 from ..utils._rng import noise_rng, spawn_rngs
 from ..utils._sklearn_compat import Interval, _fit_context, validate_data
@@ -345,8 +346,10 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
         counts = np.bincount(
             node * n_classes + y_codes, minlength=2**self.max_depth * n_classes
         ).reshape(-1, n_classes)
-        # Leaves: one count changes by one (L1 sensitivity 1, add/remove).
-        self.leaf_counts_ = counts + rng.laplace(0.0, 1.0 / eps_part, counts.shape)
+        # Leaves: one count changes by one (L1 sensitivity 1, add/remove);
+        # parallel over the disjoint leaves: eps_part.
+        leaves = LaplaceMechanism(eps_part, sensitivity=1.0)
+        self.leaf_counts_ = leaves.sample(counts.astype(np.float64), random_state=rng)
         self.privacy_spent_ = self._privacy_cost()
         return self
 

@@ -359,22 +359,16 @@ def test_constant_public_rows_warn_and_give_one_leaf():
 
 
 def test_leaf_noise_is_laplace_at_the_level_epsilon(monkeypatch):
-    # The leaf counts get Lap(1 / eps_level): check the scale the fit uses.
+    # The leaf counts get Lap(1 / eps_level): check the mechanism the fit uses.
     scales = []
+    real = _tree.LaplaceMechanism
 
-    class Recorder:
-        def __init__(self, rng):
-            self.rng = rng
+    class Recorder(real):
+        def sample(self, value, *, random_state=None):
+            scales.append(self.scale)
+            return super().sample(value, random_state=random_state)
 
-        def __getattr__(self, name):
-            return getattr(self.rng, name)
-
-        def laplace(self, loc, scale, size):
-            scales.append(scale)
-            return self.rng.laplace(loc, scale, size)
-
-    real = _tree.noise_rng
-    monkeypatch.setattr(_tree, "noise_rng", lambda rs: Recorder(real(rs)))
+    monkeypatch.setattr(_tree, "LaplaceMechanism", Recorder)
     X, y, X_pub, _, _ = make_data(n=300, n_pub=40)
     SemiPrivateTreeClassifier(epsilon=2.0, max_depth=3, classes=[0, 1]).fit(
         X, y, X_public=PublicData(X_pub)
