@@ -1,6 +1,7 @@
 """Choose SemiPrivateLogisticRegression's defaults on datasets held out of accuracy.py.
 
-Run: ``python benchmarks/tune_logistic.py`` (needs ``pip install -e ".[bench]"``).
+Run: ``python benchmarks/tune_logistic.py`` (needs ``pip install -e ".[bench]"``);
+``--estimator tree`` tunes SemiPrivateTreeClassifier on the same tables.
 
 The defaults must generalise, so they are chosen on tables that the accuracy
 benchmark (``accuracy.py``) does not use, and then checked there. Same setting
@@ -28,13 +29,30 @@ from joblib import Parallel, delayed
 from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 
-from sklearn_semiprivate import PublicData, SemiPrivateLogisticRegression
+from sklearn_semiprivate import (
+    PublicData,
+    SemiPrivateLogisticRegression,
+    SemiPrivateTreeClassifier,
+)
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0)
-GRID = {
-    "n_bins": ["auto", 0, 8, 16],
-    "clip_quantile": [0.5, 0.9],
-    "n_steps": [2, 3, 5],
+# --estimator -> (class, grid of its parameters)
+ESTIMATORS = {
+    "logistic": (
+        SemiPrivateLogisticRegression,
+        {
+            "n_bins": ["auto", 0, 8, 16],
+            "clip_quantile": [0.5, 0.9],
+            "n_steps": [2, 3, 5],
+        },
+    ),
+    "tree": (
+        SemiPrivateTreeClassifier,
+        {
+            "criterion": ["misclassification", "gini", "norm"],
+            "max_depth": [3, 4],
+        },
+    ),
 }
 
 
@@ -97,7 +115,7 @@ TUNING = {
 }
 
 
-def _run(name, seed, shift, configs, epsilons):
+def _run(name, seed, shift, estimator, configs, epsilons):
     warnings.simplefilter("ignore")
     import _datasets  # the module make_split reads, in a worker process too
 
@@ -108,9 +126,7 @@ def _run(name, seed, shift, configs, epsilons):
     out = []
     for i, params in enumerate(configs):
         for eps in epsilons:
-            clf = SemiPrivateLogisticRegression(
-                epsilon=eps, classes=s.classes, **params
-            )
+            clf = estimator(epsilon=eps, classes=s.classes, **params)
             clf.fit(s.X_private, s.y_private, X_public=PublicData(s.X_public))
             acc = clf.score(s.X_test, s.y_test)
             out.append((name, shift, seed, i, eps, 100 * (acc - ref)))
@@ -121,17 +137,22 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
-    parser.add_argument("--datasets", help=f"comma-separated, from {list(TUNING)}")
+    parser.add_argument(
+        "--datasets",
+        help=f"comma-separated, from {list(TUNING)} (default: all), or accuracy.py's",
+    )
+    parser.add_argument("--estimator", choices=list(ESTIMATORS), default="logistic")
     args = parser.parse_args(argv)
     names = args.datasets.split(",") if args.datasets else list(TUNING)
     DATASETS.update(TUNING)
-    configs = [dict(zip(GRID, values)) for values in itertools.product(*GRID.values())]
-    print("Tuning SemiPrivateLogisticRegression (benchmarks/tune_logistic.py)")
+    estimator, grid = ESTIMATORS[args.estimator]
+    configs = [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
+    print(f"Tuning {estimator.__name__} (benchmarks/tune_logistic.py)")
     print("Command: python benchmarks/tune_logistic.py " + " ".join(sys.argv[1:]))
     print_environment()
     started = time.time()
     tasks = [
-        delayed(_run)(n, seed, shift, configs, EPSILONS)
+        delayed(_run)(n, seed, shift, estimator, configs, EPSILONS)
         for n in names
         for seed in range(args.seeds)
         for shift in ("iid", "selection")
@@ -141,7 +162,7 @@ def main(argv=None):
         rows, columns=["dataset", "shift", "seed", "config", "eps", "gap"]
     )
     print(
-        f"\nDatasets: {', '.join(f'{n} ({TUNING[n].description})' for n in names)}; "
+        f"\nDatasets: {', '.join(f'{n} ({DATASETS[n].description})' for n in names)}; "
         f"{args.seeds} seeds x shifts iid, selection. Cells: accuracy minus "
         "non-private LogisticRegression on the private rows, in points (mean over "
         "seeds and shifts)."

@@ -24,7 +24,12 @@ from ..hypotheses._base import _gumbel_max
 from ..mechanisms import LaplaceMechanism
 from ..query_release._binning import bin_codes, public_quantile_bins
 from ..utils._rng import noise_rng, spawn_rngs
-from ..utils._sklearn_compat import Interval, _fit_context, validate_data
+from ..utils._sklearn_compat import (
+    Interval,
+    StrOptions,
+    _fit_context,
+    validate_data,
+)
 from ._base import (
     check_private_labels,
     domain_box,
@@ -35,17 +40,83 @@ from ._base import (
 __all__ = ["SemiPrivateTreeClassifier"]
 
 
-def split_scores(codes, y, node, n_nodes, n_bins, n_classes):
-    """Score of every candidate split of every node: rows its children get right.
+def _child_counts(codes, y, node, n_nodes, n_bins, n_classes):
+    """Class counts of both children of every candidate split of every node.
+
+    Yields, per feature ``j`` with at least two bins, ``(j, left, right)``
+    with ``left[v, t, k]`` the number of node ``v``'s rows of class ``k``
+    whose bin code on feature ``j`` is ``<= t`` (``right``: the others).
+    """
+    for j, m in enumerate(n_bins):
+        if m < 2:
+            continue
+        flat = (node * m + codes[:, j]) * n_classes + y
+        counts = np.bincount(flat, minlength=n_nodes * m * n_classes)
+        counts = counts.reshape(n_nodes, m, n_classes)
+        left = np.cumsum(counts, axis=1)[:, :-1, :]
+        right = counts.sum(axis=1, keepdims=True) - left
+        yield j, left, right
+
+
+def _correct(child):
+    """Rows the child's majority label classifies correctly: ``max_k n_k``."""
+    return child.max(axis=2)
+
+
+def _gini(child):
+    """``Σ_k n_k² / n`` (0 for an empty child): ``n`` minus ``n`` times the
+    child's Gini impurity."""
+    child = child.astype(np.float64)
+    n = child.sum(axis=2)
+    return np.where(n > 0, (child**2).sum(axis=2) / np.maximum(n, 1.0), 0.0)
+
+
+def _norm(child):
+    """``sqrt(Σ_k n_k²)``: the Euclidean norm of the child's class counts."""
+    return np.sqrt((child.astype(np.float64) ** 2).sum(axis=2))
+
+
+# criterion -> (per-child score, whether the score is monotone under add/remove)
+CRITERIA = {
+    "gini": (_gini, False),
+    "misclassification": (_correct, True),
+    "norm": (_norm, True),
+}
+
+
+def split_scores(
+    codes, y, node, n_nodes, n_bins, n_classes, criterion="misclassification"
+):
+    """Score of every candidate split of every node, summed over its children.
 
     Candidate ``(j, t)`` sends a row left when its bin code on feature ``j`` is
-    ``<= t``. Its score at a node is ``Σ_children max_k count(child, k)``, the
-    number of the node's rows that the children's majority labels classify
-    correctly. Adding one private row raises one child's count of one class
-    by one, hence that child's maximum by 0 or 1, and removing one lowers it
-    by 0 or 1: every score has sensitivity 1 and moves in the same direction
-    for all candidates (a monotone score) under add/remove; the other nodes'
-    scores do not change (their rows are disjoint).
+    ``<= t``. Adding or removing one private row changes one child of every
+    candidate of one node (the node's rows are disjoint from the other
+    nodes'); every score below then moves by at most 1 (sensitivity 1):
+
+    * ``"misclassification"``: ``Σ_children max_k n_k``, the number of the
+      node's rows that the children's majority labels classify correctly.
+      Adding a row raises one child's maximum by 0 or 1, removing lowers it
+      by 0 or 1: all candidates move in the same direction (a monotone
+      score).
+    * ``"gini"``: ``Σ_children Σ_k n_k² / n``, i.e. the node's row count
+      minus the children's total Gini impurity (the criterion of
+      :class:`~sklearn.tree.DecisionTreeClassifier`). Adding a row of class
+      ``k`` to a child of ``n`` rows changes its term by
+      ``(n (2 n_k + 1) - Σ n_k²) / (n (n + 1))``, which lies in ``(-1, 1]``
+      (largest at ``n_k = n``, smallest at ``n_k = 0`` with a pure child);
+      removing is the reverse, in ``[-1, 1)``. The candidates can move in
+      opposite directions: the score is **not** monotone, so its exponential
+      mechanism needs the factor 2 (:func:`split_log_probabilities`).
+    * ``"norm"``: ``Σ_children sqrt(Σ_k n_k²)``, the Euclidean norm of each
+      child's class-count vector (``n`` for a pure child, ``n / sqrt(K)``
+      for a uniform one). Adding a row adds a unit vector to one child's
+      counts: by the triangle inequality its norm grows by at most 1, and
+      it cannot shrink (the counts are nonnegative). Monotone, like the
+      misclassification count (which is the max-norm), but, like Gini, it
+      rewards every split that changes the class proportions: the children's
+      norms add up to more than the node's unless both children have the
+      node's proportions (equality in the triangle inequality).
 
     Parameters
     ----------
@@ -61,6 +132,9 @@ def split_scores(codes, y, node, n_nodes, n_bins, n_classes):
         Bins per feature.
     n_classes : int
         Number of classes.
+    criterion : {"misclassification", "gini", "norm"}, \
+            default="misclassification"
+        The score.
 
     Returns
     -------
@@ -77,18 +151,17 @@ def split_scores(codes, y, node, n_nodes, n_bins, n_classes):
     ...                        1, np.array([2]), 2)
     >>> S.tolist(), cand.tolist()
     ([[4.0]], [[0, 0]])
+    >>> codes = np.array([[0], [0], [1], [1], [1]])
+    >>> S, _ = split_scores(codes, np.array([0, 0, 1, 1, 0]), np.zeros(5, int),
+    ...                     1, np.array([2]), 2, criterion="gini")
+    >>> round(float(S[0, 0]), 4)  # 4/2 + (4 + 1)/3
+    3.6667
     """
+    child_score, _ = CRITERIA[criterion]
     blocks, candidates = [], []
-    for j, m in enumerate(n_bins):
-        if m < 2:
-            continue
-        flat = (node * m + codes[:, j]) * n_classes + y
-        counts = np.bincount(flat, minlength=n_nodes * m * n_classes)
-        counts = counts.reshape(n_nodes, m, n_classes)
-        left = np.cumsum(counts, axis=1)[:, :-1, :]
-        right = counts.sum(axis=1, keepdims=True) - left
-        blocks.append(left.max(axis=2) + right.max(axis=2))
-        candidates.extend((j, t) for t in range(m - 1))
+    for j, left, right in _child_counts(codes, y, node, n_nodes, n_bins, n_classes):
+        blocks.append(child_score(left) + child_score(right))
+        candidates.extend((j, t) for t in range(left.shape[1]))
     if not blocks:
         return np.zeros((n_nodes, 0)), np.zeros((0, 2), dtype=np.intp)
     return (
@@ -97,17 +170,27 @@ def split_scores(codes, y, node, n_nodes, n_bins, n_classes):
     )
 
 
-def split_log_probabilities(scores, epsilon):
+def split_logits(scores, epsilon, criterion="misclassification"):
+    """Logits of every node's exponential mechanism at ``epsilon``.
+
+    Sensitivity 1 (:func:`split_scores`). A monotone score needs no factor 2
+    (McSherry & Talwar 2007; Dwork & Roth 2014, remark after Thm 3.10):
+    between neighbours ``D ⊂ D'`` every weight ``exp(ε·score)`` grows by a
+    factor in ``[1, e^ε]``, so every probability changes by at most ``e^ε``.
+    A score that is not monotone (``"gini"``) gets the general mechanism's
+    ``exp(ε·score / 2)`` (Dwork & Roth 2014, Thm 3.10).
+    """
+    _, monotone = CRITERIA[criterion]
+    return (epsilon if monotone else 0.5 * epsilon) * scores
+
+
+def split_log_probabilities(scores, epsilon, criterion="misclassification"):
     """Exponential mechanism of every node: log-probabilities of its candidates.
 
-    ``P(c) ∝ exp(epsilon * score_c)``, one independent draw per node. The
-    scores have sensitivity 1 and are monotone under add/remove (all move the
-    same way, :func:`split_scores`), so the factor 2 of the general mechanism
-    is not needed (McSherry & Talwar 2007; Dwork & Roth 2014, remark after
-    Thm 3.10): between neighbours ``D ⊂ D'`` every weight grows by a factor
-    in ``[1, e^ε]``, so every probability changes by at most ``e^ε``.
+    ``P(c) ∝ exp(logit_c)`` with the logits of :func:`split_logits`, one
+    independent draw per node; ``epsilon``-DP per node.
     """
-    logits = epsilon * scores
+    logits = split_logits(scores, epsilon, criterion)
     top = logits.max(axis=1, keepdims=True)
     shifted = logits - top
     return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
@@ -141,6 +224,19 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
         Depth of the (complete) tree: ``2 ** max_depth`` leaves, at most 12
         (the last level scores every candidate of its ``2 ** (max_depth - 1)``
         nodes at once).
+    criterion : {"misclassification", "norm", "gini"}, \
+            default="misclassification"
+        The split score (:func:`split_scores`), all of sensitivity 1.
+        ``"misclassification"``: the rows the children's majority labels get
+        right; monotone, so the exponential mechanism runs at the full
+        exponent, but blind to a split that leaves every child's majority
+        unchanged. ``"norm"``: the Euclidean norms of the children's class
+        counts; monotone too, and it sees such splits. ``"gini"``: the
+        children's Gini impurity, as in scikit-learn's trees; not monotone,
+        so half the exponent. None wins everywhere: on seven tables held out
+        of the accuracy benchmark the count has the best mean
+        (``benchmarks/results/tree_tuning.md``), while the norm and Gini gain
+        up to 2 points on the benchmark's churn tables at epsilon >= 1.
     n_bins : int, default=16
         Largest number of public-quantile bins per feature; the thresholds
         between them are the candidates.
@@ -195,15 +291,17 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
     ``bounds``. A level's nodes hold disjoint private rows, and which node a
     row is in depends on the private data only through the earlier levels'
     released splits; every split score has sensitivity 1
-    and is monotone (:func:`split_scores`), so each node's exponential
-    mechanism ``exp(epsilon_level * score)`` at ``epsilon_level = epsilon /
-    (max_depth + 1)`` is ``epsilon_level``-DP and the level costs it once
-    (parallel composition). The leaves' count vectors change in one count by
+    (:func:`split_scores`), so each node's exponential mechanism at
+    ``epsilon_level = epsilon / (max_depth + 1)``, ``exp(epsilon_level *
+    score / 2)`` for Gini and ``exp(epsilon_level * score)`` for the
+    monotone misclassification count (:func:`split_logits`), is
+    ``epsilon_level``-DP and the level costs it once (parallel
+    composition). The leaves' count vectors change in one count by
     one: ``Lap((max_depth + 1) / epsilon)`` on every count. Sequential
     composition over the levels and the leaves gives ``epsilon``.
 
-    **Utility.** The score is coarse and the budget is split ``max_depth + 1``
-    ways, so deep trees need many rows per leaf. On interaction-heavy tables
+    **Utility.** The budget is split ``max_depth + 1`` ways, so deep trees
+    need many rows per leaf. On interaction-heavy tables
     (the diamonds cut in ``benchmarks/results/accuracy.md``) a depth-3 tree
     beats non-private logistic regression from epsilon 0.5; on near-linear
     ones it stays below :class:`SemiPrivateLogisticRegression`.
@@ -229,6 +327,7 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "max_depth": [Interval(Integral, 1, 12, closed="both")],
+        "criterion": [StrOptions(set(CRITERIA))],
         "n_bins": [Interval(Integral, 2, None, closed="left")],
         "n_public": [
             None,
@@ -246,6 +345,7 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
         *,
         epsilon=1.0,
         max_depth=3,
+        criterion="misclassification",
         n_bins=16,
         n_public=None,
         classes=None,
@@ -255,6 +355,7 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
     ):
         self.epsilon = epsilon
         self.max_depth = max_depth
+        self.criterion = criterion
         self.n_bins = n_bins
         self.n_public = n_public
         self.classes = classes
@@ -328,17 +429,17 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
         for level in range(self.max_depth):
             n_nodes = 2**level
             scores, candidates = split_scores(
-                codes, y_codes, node, n_nodes, n_bins, n_classes
+                codes, y_codes, node, n_nodes, n_bins, n_classes, self.criterion
             )
             if candidates.shape[0] == 0:  # no feature has two public bins
                 feat = np.zeros(n_nodes, dtype=np.intp)
                 thr = np.full(n_nodes, np.iinfo(np.intp).max // 2)
             else:
-                # One exponential mechanism per node (sensitivity 1, monotone:
-                # no factor 2; parallel over the level's disjoint nodes):
-                # eps_part for the level. Same logits as
-                # split_log_probabilities.
-                choice = _gumbel_max(eps_part * scores, rng)
+                # One exponential mechanism per node (sensitivity 1; the
+                # factor 2 unless the criterion is monotone), parallel over
+                # the level's disjoint nodes: eps_part for the level.
+                logits = split_logits(scores, eps_part, self.criterion)
+                choice = _gumbel_max(logits, rng)
                 feat, thr = candidates[choice, 0], candidates[choice, 1]
             self.split_features_.append(feat)
             self.split_thresholds_.append(thr)

@@ -50,23 +50,36 @@ N_BINS = np.array([3, 3])
 DOMAIN = [(a, b, c) for a in range(3) for b in range(3) for c in range(2)]
 
 
-def _level_log_probabilities(rows, node_of, n_nodes, epsilon, score=split_scores):
+def _encode(rows):
     codes = np.array([[a, b] for a, b, _ in rows], dtype=np.intp).reshape(-1, 2)
-    y = np.array([c for _, _, c in rows], dtype=np.intp)
+    return codes, np.array([c for _, _, c in rows], dtype=np.intp)
+
+
+def _level_log_probabilities(
+    rows, node_of, n_nodes, epsilon, score=split_scores, criterion=None
+):
+    codes, y = _encode(rows)
     node = np.array([node_of(r) for r in rows], dtype=np.intp)
-    scores, _ = score(codes, y, node, n_nodes, N_BINS, 2)
-    return split_log_probabilities(scores, epsilon)
+    if criterion is None:  # the historical default: misclassification
+        scores, _ = score(codes, y, node, n_nodes, N_BINS, 2)
+        return split_log_probabilities(scores, epsilon)
+    scores, _ = split_scores(codes, y, node, n_nodes, N_BINS, 2, criterion)
+    return split_log_probabilities(scores, epsilon, criterion)
 
 
-def _max_log_ratio(dataset, node_of, n_nodes, epsilon, score=split_scores):
+def _neighbours(dataset):
+    """Every add/remove neighbour of ``dataset`` in the tiny domain."""
+    others = [[*dataset, r] for r in DOMAIN]
+    return others + [dataset[:i] + dataset[i + 1 :] for i in range(len(dataset))]
+
+
+def _max_log_ratio(dataset, node_of, n_nodes, epsilon, score=split_scores, **kw):
     """Largest |log P(split | D) - log P(split | D')| over all add/remove
     neighbours D' of D and every node's every candidate."""
-    base = _level_log_probabilities(dataset, node_of, n_nodes, epsilon, score)
+    base = _level_log_probabilities(dataset, node_of, n_nodes, epsilon, score, **kw)
     worst = 0.0
-    neighbours = [[*dataset, r] for r in DOMAIN]
-    neighbours += [dataset[:i] + dataset[i + 1 :] for i in range(len(dataset))]
-    for other in neighbours:
-        lp = _level_log_probabilities(other, node_of, n_nodes, epsilon, score)
+    for other in _neighbours(dataset):
+        lp = _level_log_probabilities(other, node_of, n_nodes, epsilon, score, **kw)
         worst = max(worst, float(np.max(np.abs(lp - base))))
     return worst
 
@@ -93,14 +106,125 @@ def test_second_level_selection_is_epsilon_dp_per_node(dataset):
     assert worst <= 0.7 + 1e-12
 
 
-def _gini_like_score(codes, y, node, n_nodes, n_bins, n_classes):
+def _squared_score(codes, y, node, n_nodes, n_bins, n_classes):
     # Mutant: sum of squared child counts (sensitivity grows with the counts).
     scores, cand = split_scores(codes, y, node, n_nodes, n_bins, n_classes)
     return scores**2, cand
 
 
 def test_mutant_score_with_large_sensitivity_is_caught():
-    assert _max_log_ratio(DATASETS[1], lambda r: 0, 1, 0.7, _gini_like_score) > 0.7
+    assert _max_log_ratio(DATASETS[1], lambda r: 0, 1, 0.7, _squared_score) > 0.7
+
+
+# Gini is not monotone: on this dataset dropping its factor 2 breaks 0.7-DP.
+GINI_DATASETS = [*DATASETS, [(1, 2, 0), (1, 2, 0), (1, 2, 0), (0, 0, 1)]]
+
+
+@pytest.mark.parametrize("dataset", GINI_DATASETS)
+def test_gini_selection_is_epsilon_dp_on_every_neighbour(dataset):
+    root = _max_log_ratio(dataset, lambda r: 0, 1, 0.7, criterion="gini")
+    level2 = _max_log_ratio(dataset, lambda r: int(r[0] > 0), 2, 0.7, criterion="gini")
+    assert max(root, level2) <= 0.7 + 1e-12
+    assert root > 0.25  # not vacuous
+
+
+def test_gini_score_moves_by_at_most_one_in_both_directions():
+    # Exhaustive over small datasets: adding one row moves every candidate's
+    # Gini score within (-1, 1] (so sensitivity 1), and in both directions
+    # on some dataset (so not monotone: the factor 2 is needed).
+    rng = np.random.default_rng(0)
+    lowest, highest = 0.0, 0.0
+    for _ in range(150):
+        dataset = [DOMAIN[i] for i in rng.integers(0, len(DOMAIN), rng.integers(0, 9))]
+        codes, y = _encode(dataset)
+        base, _ = split_scores(
+            codes, y, np.zeros(len(y), np.intp), 1, N_BINS, 2, "gini"
+        )
+        for row in DOMAIN:
+            codes, y = _encode([*dataset, row])
+            grown, _ = split_scores(
+                codes, y, np.zeros(len(y), np.intp), 1, N_BINS, 2, "gini"
+            )
+            diff = grown - base
+            assert np.all(diff > -1.0) and np.all(diff <= 1.0 + 1e-12)
+            lowest, highest = min(lowest, diff.min()), max(highest, diff.max())
+    assert lowest < -0.5 and highest > 0.99
+
+
+@pytest.mark.parametrize("dataset", GINI_DATASETS)
+def test_norm_selection_is_epsilon_dp_at_the_full_exponent(dataset):
+    root = _max_log_ratio(dataset, lambda r: 0, 1, 0.7, criterion="norm")
+    level2 = _max_log_ratio(dataset, lambda r: int(r[0] > 0), 2, 0.7, criterion="norm")
+    assert max(root, level2) <= 0.7 + 1e-12
+    assert root > 0.3  # not vacuous
+
+
+def test_mutant_norm_at_twice_the_epsilon_is_caught():
+    worst = _max_log_ratio(GINI_DATASETS[-1], lambda r: 0, 1, 1.4, criterion="norm")
+    assert worst > 0.7
+
+
+def test_norm_score_is_monotone_with_sensitivity_one():
+    # Exhaustive over small datasets: adding one row never lowers any
+    # candidate's norm score and raises it by at most 1; 3 classes too.
+    rng = np.random.default_rng(1)
+    highest = 0.0
+    for n_classes in (2, 3):
+        domain = [
+            (a, b, c) for a in range(3) for b in range(3) for c in range(n_classes)
+        ]
+        for _ in range(100):
+            size = rng.integers(0, 9)
+            dataset = [domain[i] for i in rng.integers(0, len(domain), size)]
+            codes, y = _encode(dataset)
+            base, _ = split_scores(
+                codes, y, np.zeros(len(y), np.intp), 1, N_BINS, n_classes, "norm"
+            )
+            for row in domain:
+                codes, y = _encode([*dataset, row])
+                grown, _ = split_scores(
+                    codes, y, np.zeros(len(y), np.intp), 1, N_BINS, n_classes, "norm"
+                )
+                diff = grown - base
+                assert np.all(diff >= -1e-12) and np.all(diff <= 1.0 + 1e-12)
+                highest = max(highest, diff.max())
+    assert highest > 0.99
+
+
+def test_norm_rewards_a_split_that_keeps_the_majorities():
+    # Node (6 of class 0, 4 of class 1) split into (1, 0) and (5, 4): both
+    # children keep majority 0, so the misclassification count (6) equals the
+    # unsplit node's; the norm, sqrt(1) + sqrt(41), exceeds the node's
+    # sqrt(52): it sees the purer left child.
+    codes = np.array([[0]] + [[1]] * 9)
+    y = np.array([0] + [0] * 5 + [1] * 4)
+    node = np.zeros(10, np.intp)
+    mis, _ = split_scores(codes, y, node, 1, np.array([2]), 2, "misclassification")
+    norm, _ = split_scores(codes, y, node, 1, np.array([2]), 2, "norm")
+    assert mis[0, 0] == 6
+    assert norm[0, 0] == pytest.approx(1 + np.sqrt(41))
+    assert norm[0, 0] > np.sqrt(6**2 + 4**2)
+
+
+def test_mutant_gini_without_the_factor_two_is_caught():
+    def as_monotone(scores, eps, criterion):
+        return split_log_probabilities(scores, eps, "misclassification")
+
+    def level(rows, log_probabilities):
+        codes, y = _encode(rows)
+        scores, _ = split_scores(
+            codes, y, np.zeros(len(y), np.intp), 1, N_BINS, 2, "gini"
+        )
+        return log_probabilities(scores, 0.7, "gini")
+
+    dataset = GINI_DATASETS[-1]
+    worst = {}
+    for name, fn in [("honest", split_log_probabilities), ("mutant", as_monotone)]:
+        base = level(dataset, fn)
+        worst[name] = max(
+            float(np.max(np.abs(level(o, fn) - base))) for o in _neighbours(dataset)
+        )
+    assert worst["honest"] <= 0.7 + 1e-12 < worst["mutant"]
 
 
 def test_mutant_with_twice_the_epsilon_is_caught():
@@ -151,9 +275,13 @@ def _max_log_ratio_with(dataset, log_probabilities):
     return max(float(np.max(np.abs(level(o) - base))) for o in others)
 
 
-def test_fit_draws_from_the_audited_distribution(monkeypatch):
+@pytest.mark.parametrize(
+    "criterion, exponent", [("gini", 0.5), ("misclassification", 1.0)]
+)
+def test_fit_draws_from_the_audited_distribution(monkeypatch, criterion, exponent):
     # The fit's draw uses the same logits as split_log_probabilities: record
-    # the logits the Gumbel-max sampler gets and compare.
+    # the logits the Gumbel-max sampler gets and compare. The default (Gini)
+    # runs at half the exponent, the monotone count at the full one.
     seen = []
     real = _tree._gumbel_max
 
@@ -163,7 +291,9 @@ def test_fit_draws_from_the_audited_distribution(monkeypatch):
 
     monkeypatch.setattr(_tree, "_gumbel_max", recording)
     X, y, X_pub, _, _ = make_data(n=300, n_pub=40)
-    clf = SemiPrivateTreeClassifier(epsilon=2.0, max_depth=2, classes=[0, 1])
+    clf = SemiPrivateTreeClassifier(
+        epsilon=2.0, max_depth=2, criterion=criterion, classes=[0, 1]
+    )
     clf.fit(X, y, X_public=PublicData(X_pub))
     eps_part = 2.0 / 3
     codes = np.column_stack(
@@ -173,12 +303,13 @@ def test_fit_draws_from_the_audited_distribution(monkeypatch):
         ]
     )
     n_bins = np.array([e.size + 1 for e in clf.bin_edges_])
-    scores, _ = split_scores(codes, y, np.zeros(300, np.intp), 1, n_bins, 2)
-    assert np.allclose(seen[0], eps_part * scores)
+    scores, _ = split_scores(codes, y, np.zeros(300, np.intp), 1, n_bins, 2, criterion)
+    assert np.allclose(seen[0], exponent * eps_part * scores)
     from scipy.special import log_softmax
 
     assert np.allclose(
-        log_softmax(seen[0], axis=1), split_log_probabilities(scores, eps_part)
+        log_softmax(seen[0], axis=1),
+        split_log_probabilities(scores, eps_part, criterion),
     )
 
 
