@@ -20,6 +20,7 @@ from sklearn.model_selection import ParameterGrid, ParameterSampler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import accountant_keys
+from ..utils._nested_fit import dropped_in_this_thread
 from ..utils._rng import check_rng, public_seed
 
 __all__ = [
@@ -144,16 +145,22 @@ def dry_run(candidate, params, cost, X, y, fit_params):
 
 @contextlib.contextmanager
 def _silenced_in_worker(parent_pid):
-    """Drop warnings in a worker process (once per run, they would count runs).
+    """Drop a run's warnings (they depend on private rows, and count runs).
 
-    A context, so a reused worker gets its filters back. In the parent the
-    search has already silenced them once, around every dispatch: entering
-    ``catch_warnings`` in its threads would race on the global filters.
+    A context, so a reused worker gets its filters back. In a worker
+    process: an ``"ignore"`` filter. In the parent process (the run is in
+    the search's thread or in a thread of joblib's threading backend), the
+    search already holds an ``"ignore"`` filter around every dispatch, but
+    another thread may swap the process-wide filters meanwhile, and
+    entering ``catch_warnings`` here would race on them too: the run's
+    thread is marked instead, and the guard drops what it shows
+    (:func:`~sklearn_semiprivate.utils._nested_fit.dropped_in_this_thread`).
     """
     if os.getpid() == parent_pid:
-        yield
+        with dropped_in_this_thread():
+            yield
         return
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), dropped_in_this_thread():
         warnings.simplefilter("ignore")
         yield
 

@@ -34,6 +34,7 @@ from ..accounting._reservation import fit_cost, reserve_budget
 from ..exceptions import PrivacyLeakWarning
 from ..mechanisms import LaplaceMechanism
 from ..pipeline._checks import unwrap_public
+from ..utils._nested_fit import dropped_in_this_thread
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import (
@@ -383,9 +384,12 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
 
         # Warnings of the fits on private rows are not shown: the dry run
         # showed the public ones once, and any other may depend on the private
-        # rows or, printed once per run, count the secret runs. (Worker
-        # processes drop them themselves.)
-        with warnings.catch_warnings():
+        # rows or, printed once per run, count the secret runs. The "ignore"
+        # filter keeps them out of the warnings registry; each run also marks
+        # its thread (_silenced_in_worker), whose guard drops them even when
+        # another thread swaps the filters meanwhile. (Worker processes drop
+        # them themselves.)
+        with warnings.catch_warnings(), dropped_in_this_thread():
             warnings.simplefilter("ignore")
             if selection == "public":
                 self._fit_public(

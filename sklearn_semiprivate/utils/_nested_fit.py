@@ -34,7 +34,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["dropped_warnings", "seed_unset_random_states"]
+__all__ = ["dropped_in_this_thread", "dropped_warnings", "seed_unset_random_states"]
 
 # Held around every block of this package that swaps the process-wide warning
 # filters. Reentrant: a nested estimator of this package (a PATEClassifier as
@@ -158,3 +158,42 @@ def dropped_warnings():
             yield
         finally:
             _IN_PRIVATE_BLOCK.depth -= 1
+
+
+@contextlib.contextmanager
+def dropped_in_this_thread():
+    """Drop the warnings this thread shows inside the block; no lock, no swap.
+
+    The guard of :func:`dropped_warnings` alone: whatever the filters are,
+    a warning raised in this thread while it is inside the block is not
+    shown. The block takes no lock for its duration, so it fits where
+    :func:`dropped_warnings` would deadlock: in worker threads of a
+    parent that waits for them while inside its own block (a private
+    search's runs under joblib's threading backend, where a run may be a
+    PATE fit entering :func:`dropped_warnings` itself). It does not touch
+    the filters, so a warning that meets a ``"default"`` or ``"once"``
+    filter still marks the warnings registry; callers that can, combine it
+    with an ``"ignore"`` filter (which does not).
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn_semiprivate.utils._nested_fit import dropped_in_this_thread
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     with dropped_in_this_thread():
+    ...         warnings.warn("not shown")
+    >>> caught
+    []
+    """
+    with _WARNINGS_LOCK:
+        _install_guard()
+    _IN_PRIVATE_BLOCK.depth = getattr(_IN_PRIVATE_BLOCK, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _IN_PRIVATE_BLOCK.depth -= 1

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import sklearn
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_validate
 from sklearn.preprocessing import StandardScaler
@@ -524,3 +525,50 @@ def test_worker_silencing_gives_the_filters_back():
         assert list(warnings.filters) == inside
     assert caught == []
     assert list(warnings.filters) == before
+
+
+class _WarnsAfterReading(SemiPrivateClassifier):
+    """A candidate whose fit warns after reading the private rows: the
+    warning (e.g. a solver's ConvergenceWarning) is a function of them."""
+
+    def fit(self, X, y, X_public=None, y_public=None):
+        super().fit(X, y, X_public=X_public, y_public=y_public)
+        warnings.warn("depends on the private rows", ConvergenceWarning, stacklevel=2)
+        return self
+
+
+def test_private_run_warnings_stay_dropped_in_threads():
+    # The search's runs in threads (joblib's threading backend) while another
+    # thread swaps the process-wide warning filters, as scikit-learn's input
+    # checks do: the runs' warnings must still not be shown.
+    import threading
+    import time
+
+    from joblib import parallel_backend
+
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(
+        _WarnsAfterReading(classes=[0, 1]),
+        {"epsilon": [0.5, 1.0]},
+        n_jobs=2,
+        n_runs=6,
+    )
+    done = threading.Event()
+
+    def swaps():
+        while not done.is_set():
+            with warnings.catch_warnings():
+                time.sleep(1e-4)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        swapper = threading.Thread(target=swaps)
+        swapper.start()
+        try:
+            with parallel_backend("threading", n_jobs=2):
+                for _ in range(8):
+                    clone(search).fit(X, y, X_public=PublicData(X_pub))
+        finally:
+            done.set()
+            swapper.join()
+    assert [w for w in caught if w.category is ConvergenceWarning] == []
