@@ -37,6 +37,7 @@ to HistGradientBoostingClassifier on the same private rows. The goal check of
 
 import argparse
 import contextlib
+import inspect
 import io
 import json
 import os
@@ -103,8 +104,17 @@ class Row:
     fit_on: str = "private"
 
 
-def package_classifiers():
-    """Classifier classes exported by the package, RECOMMENDED's first."""
+def _needs_arguments(cls):
+    """Whether ``cls()`` lacks a required argument (a meta-estimator's base)."""
+    return any(
+        p.default is inspect.Parameter.empty
+        and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        for name, p in inspect.signature(cls.__init__).parameters.items()
+        if name != "self"
+    )
+
+
+def _exported_classifiers():
     names = getattr(sp, "__all__", dir(sp))
     found = []
     for name in names:
@@ -112,7 +122,20 @@ def package_classifiers():
         if isinstance(obj, type) and issubclass(obj, ClassifierMixin):
             if obj not in found:
                 found.append(obj)
+    return found
+
+
+def package_classifiers():
+    """Classifier classes exported by the package that have defaults for every
+    parameter, RECOMMENDED's first."""
+    found = [c for c in _exported_classifiers() if not _needs_arguments(c)]
     return sorted(found, key=lambda c: f"{c.__name__}()" != RECOMMENDED)
+
+
+def meta_classifiers():
+    """Exported classifiers that need an argument (a base estimator): no
+    defaults to run them at, so not rows of the table."""
+    return [c.__name__ for c in _exported_classifiers() if _needs_arguments(c)]
 
 
 def _package_maker(cls, private_only):
@@ -447,6 +470,11 @@ def report(args, df, metas, rows, dpl_note, dpl_versions, times):
         "venv on the same machine). Goal checks compare means strictly, with no "
         "allowance for seed-to-seed noise."
     )
+    if meta_classifiers():
+        print(
+            "Not rows (meta-estimators around a base estimator, no defaults to "
+            f"run them at): {', '.join(meta_classifiers())}."
+        )
     m = pd.DataFrame(metas)
     ref = df[df["shift"] == args.shift[0]]
     lines = []
