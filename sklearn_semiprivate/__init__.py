@@ -10,10 +10,12 @@ from ._public import PublicData
 from .accounting import PrivacyAccountant, PrivacyCost
 from .classifiers import (
     GenericLearnerClassifier,
+    LabelBoostClassifier,
     PATEClassifier,
     SemiPrivateClassifier,
     SemiPrivateLogisticRegression,
     SemiPrivateTreeClassifier,
+    SubSamplingActiveClassifier,
     SyntheticDataClassifier,
 )
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
@@ -25,6 +27,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "GenericLearnerClassifier",
+    "LabelBoostClassifier",
     "PATEClassifier",
     "PrivacyAccountant",
     "PrivacyBudgetError",
@@ -37,6 +40,7 @@ __all__ = [
     "SemiPrivateClassifier",
     "SemiPrivateLogisticRegression",
     "SemiPrivateTreeClassifier",
+    "SubSamplingActiveClassifier",
     "SyntheticDataClassifier",
     "__version__",
     "make_public_fitted_pipeline",

@@ -6,7 +6,9 @@ The public-data reduction of the lower bound lives in
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from ._active import SubSamplingActiveClassifier
 from ._generic import GenericLearnerClassifier
+from ._labelboost import LabelBoostClassifier
 from ._logistic import SemiPrivateLogisticRegression
 from ._pate import PATEClassifier
 from ._semiprivate import SemiPrivateClassifier
@@ -15,9 +17,11 @@ from ._tree import SemiPrivateTreeClassifier
 
 __all__ = [
     "GenericLearnerClassifier",
+    "LabelBoostClassifier",
     "PATEClassifier",
     "SemiPrivateClassifier",
     "SemiPrivateLogisticRegression",
     "SemiPrivateTreeClassifier",
+    "SubSamplingActiveClassifier",
     "SyntheticDataClassifier",
 ]

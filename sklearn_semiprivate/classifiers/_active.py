@@ -1,0 +1,468 @@
+"""SubSamplingActiveClassifier: Beimel–Nissim–Stemmer's SubSampling (Alg. 4).
+
+Beimel, Nissim & Stemmer, *Learning Privately with Labeled and Unlabeled
+Examples*, Section 5.1. From a pool of ``t`` unlabeled rows, a uniformly random
+subset ``J`` of ``n`` rows is drawn; only the ``m`` smallest indices of ``J``
+(``K``) are sent to a label oracle, and a private semi-supervised learner runs on
+``D_J`` (labeled on ``K``, unlabeled elsewhere). Claim 5.7: with
+``t >= n (3 + e^{2 eps*}) / epsilon`` the learner is ``epsilon``-DP whatever
+``epsilon``, so the labeled sample ``m`` does not grow as ``1 / epsilon``.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import inspect
+import math
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import check_array
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d
+
+from ..accounting import PrivacyAccountant, PrivacyCost
+from ..accounting._reservation import fit_cost, reserve_budget
+from ..utils._nested_fit import seed_unset_random_states
+from ..utils._private_errors import call_on_private
+from ..utils._rng import noise_rng, public_seed, spawn_rngs
+from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
+from ._base import check_private_labels, prepare_fit_data
+
+__all__ = ["SubSamplingActiveClassifier", "subsampling_privacy_cost"]
+
+# The semi-supervised convention: -1 marks the rows of J \ K for a base learner
+# that takes unlabeled rows in y (LabelBoostClassifier).
+_UNLABELED = -1
+
+
+def _pool_factor(eps_base):
+    """``3 + e^{2 eps*}``: Claim 5.7 needs ``t >= n (3 + e^{2 eps*}) / epsilon``."""
+    return 3.0 + math.exp(2.0 * eps_base)
+
+
+def subsampling_privacy_cost(base_cost, epsilon):
+    """Claim 5.7's guarantee of Algorithm 4 around a ``(eps*, delta)`` learner.
+
+    ``(epsilon, (7 + e^{eps*}) / (3 + e^{2 eps*}) * epsilon * delta)`` when the
+    pool holds ``t >= n (3 + e^{2 eps*}) / epsilon`` rows. The claim's
+    statement prints ``7 + eps*``; its proof ends with ``7 + e^{eps*}``
+    (``(n/t)(1 + e^{eps*} + 2 e^{eps}) delta`` with ``e^{eps} <= 3``), the larger
+    one, which is what is reported. Replace-one neighbours on the fully labeled
+    pool (Definition 5.3); the transcript is not covered (see
+    :class:`SubSamplingActiveClassifier`).
+
+    Parameters
+    ----------
+    base_cost : PrivacyCost or (epsilon, delta)
+        The base learner's cost.
+    epsilon : float
+        Target epsilon in ``(0, 1]``.
+
+    Returns
+    -------
+    cost : PrivacyCost
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.classifiers._active import subsampling_privacy_cost
+    >>> subsampling_privacy_cost((1.0, 0.0), 0.1)
+    PrivacyCost(epsilon=0.1, delta=0.0)
+    >>> round(subsampling_privacy_cost((1.0, 1e-6), 0.5).delta, 9)
+    4.68e-07
+    """
+    eps_base, delta_base = (float(v) for v in base_cost)
+    if not 0 < epsilon <= 1:
+        raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}.")
+    factor = (7.0 + math.exp(eps_base)) / _pool_factor(eps_base)
+    return PrivacyCost(float(epsilon), min(1.0, factor * epsilon * delta_base))
+
+
+def _base_has(method):
+    def check(self):
+        return hasattr(self.estimator, method)
+
+    return check
+
+
+class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
+    """Private active learner: label a random subset only (SubSampling).
+
+    Beimel, Nissim & Stemmer, Algorithm 4 and Claim 5.7. On a pool of ``t``
+    rows:
+
+    1. a uniformly random subset ``J`` of ``n = n_subsample`` indices is drawn,
+       and ``K`` is its ``m = n_labeled`` smallest indices;
+    2. the label oracle is asked for the labels of ``K`` only;
+    3. a clone of ``estimator`` runs on ``D_J``: the rows of ``K`` with their
+       labels, the rows of ``J \\ K`` unlabeled.
+
+    Parameters
+    ----------
+    estimator : estimator
+        A private learner of this package, ``(eps*, delta)``-DP (its cost is
+        read from it). With ``n_labeled < n_subsample`` it must take unlabeled
+        rows: as ``X_unlabeled`` (:class:`GenericLearnerClassifier`) or as
+        ``y == -1`` (:class:`LabelBoostClassifier`).
+    epsilon : float, default=1.0
+        Target epsilon in ``(0, 1]``.
+    n_subsample : int, default=None
+        ``n = |J|``, at most ``t epsilon / (3 + e^{2 eps*})``. None: that
+        largest value.
+    n_labeled : int, default=None
+        ``m = |K|``, the number of labels asked for, at most ``n``. None:
+        ``n`` (every row of ``J`` labeled).
+    classes : array-like of shape (n_classes,), default=None
+        Every possible label. If None, the base learner's ``classes``, else
+        the public labels, else the queried labels with a
+        :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+    accountant : PrivacyAccountant, default=None
+        Charged ``privacy_spent_`` before the oracle is asked.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the public side only (an unseeded ``estimator``'s
+        ``random_state``). ``J`` is drawn from fresh OS entropy on every fit.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        The label set.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` has string column names.
+    n_subsample_ : int
+        ``n = |J|``.
+    n_labeled_ : int
+        ``m = |K|``: labels asked for.
+    transcript_ : ndarray of shape (n_labeled_,)
+        The queried indices ``K``, in the order asked (ascending): the
+        transcript of Definition 5.4. See Notes before publishing it.
+    estimator_ : estimator
+        The fitted base learner; ``predict`` uses it.
+    base_privacy_cost_ : PrivacyCost
+        The base learner's stated cost ``(eps*, delta)``.
+    privacy_spent_ : PrivacyCost
+        Claim 5.7's ``(epsilon, (7 + e^{eps*}) / (3 + e^{2 eps*}) epsilon
+        delta)`` for the fitted model.
+    transcript_privacy_spent_ : PrivacyCost
+        ``base_privacy_cost_``: what the model *together with* ``transcript_``
+        is (Definition 5.4).
+
+    See Also
+    --------
+    LabelBoostClassifier : a semi-supervised base learner with few labels.
+
+    Notes
+    -----
+    **Privacy.** Neighbours: two fully labeled pools differing in one row
+    (Definition 5.3), the pool size public. ``J`` does not depend on the data,
+    so the changed row enters ``D_J`` with probability ``n / t``, and when it
+    does ``D_J`` changes in at most two rows (the changed one, and one that
+    moves between labeled and unlabeled): Claim 5.7's proof gives
+    ``privacy_spent_`` for the fitted model.
+
+    **Transcript.** The paper's text says Algorithm 4 satisfies only the
+    weaker Definition 5.3: the transcript ``K`` is part of ``J``, so
+    publishing it with the model reveals which rows the base learner saw, and
+    no amplification is left. The model with ``transcript_`` is
+    ``base_privacy_cost_``-DP (given ``K``, one changed row changes ``D_J`` in
+    at most one row). The ledger is charged ``privacy_spent_``; publish
+    ``transcript_`` only to whom may see it (the label oracle already does),
+    or account for ``transcript_privacy_spent_``.
+
+    **Labels read.** ``fit(X, label_oracle=f)`` calls ``f(K)`` once; ``fit(X,
+    y)`` simulates it with ``y[K]``: no other label is read, checked or
+    validated (the pool's labels are protected even when present).
+
+    References
+    ----------
+    A. Beimel, K. Nissim, U. Stemmer. Learning Privately with Labeled and
+    Unlabeled Examples. SODA 2015; Algorithmica 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate import (SemiPrivateClassifier,
+    ...                                  SubSamplingActiveClassifier)
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(20_000, 1))
+    >>> asked = []
+    >>> def oracle(indices):
+    ...     asked.append(indices)
+    ...     return (X[indices, 0] > 0.3).astype(int)
+    >>> base = SemiPrivateClassifier("thresholds", epsilon=1.0, bounds=(0, 1),
+    ...                              n_public=64, classes=[0, 1])
+    >>> clf = SubSamplingActiveClassifier(base, epsilon=0.1, random_state=0)
+    >>> clf = clf.fit(X, label_oracle=oracle)
+    >>> clf.n_subsample_, clf.n_labeled_, len(asked), asked[0].size
+    (192, 192, 1, 192)
+    >>> clf.privacy_spent_
+    PrivacyCost(epsilon=0.1, delta=0.0)
+    >>> X_test = rng.uniform(size=(1000, 1))
+    >>> bool(clf.score(X_test, (X_test[:, 0] > 0.3).astype(int)) > 0.8)
+    True
+    """
+
+    __metadata_request__fit = {"X_public": True, "y_public": True}
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "epsilon": [Interval(Real, 0, 1, closed="right")],
+        "n_subsample": [Interval(Integral, 1, None, closed="left"), None],
+        "n_labeled": [Interval(Integral, 1, None, closed="left"), None],
+        "classes": ["array-like", None],
+        "accountant": [PrivacyAccountant, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        *,
+        epsilon=1.0,
+        n_subsample=None,
+        n_labeled=None,
+        classes=None,
+        accountant=None,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.epsilon = epsilon
+        self.n_subsample = n_subsample
+        self.n_labeled = n_labeled
+        self.classes = classes
+        self.accountant = accountant
+        self.random_state = random_state
+
+    # False: the base learner gets its own parameter validation.
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y=None, X_public=None, y_public=None, *, label_oracle=None):
+        """Fit on the pool ``X``, asking for the labels of ``K`` only.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The pool (protected).
+        y : array-like of shape (n_samples,), default=None
+            The pool's labels (protected), used to simulate the oracle: only
+            ``y[K]`` is read. Give either ``y`` or ``label_oracle``.
+        X_public : PublicData or array-like, default=None
+            Public rows, passed to the base learner as they are.
+        y_public : array-like of shape (n_public,), default=None
+            Public labels when ``X_public`` is a raw array.
+        label_oracle : callable, default=None
+            ``label_oracle(indices) -> labels``: called once with the
+            ascending indices ``K`` into ``X``.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        if y is None and label_oracle is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y "
+                "is None: give y (to simulate the label oracle) or label_oracle "
+                "(a callable: indices -> labels)."
+            )
+        if y is not None and label_oracle is not None:
+            raise ValueError("Give only one of y and label_oracle, not both.")
+        if label_oracle is not None and not callable(label_oracle):
+            raise TypeError("label_oracle must be callable: indices -> labels.")
+        (rng_base,) = spawn_rngs(self.random_state, 1)
+        # Format checks of the pool only; y is not looked at here.
+        X = call_on_private(
+            validate_data, self, X, reset=True, dtype=np.float64,
+            what="the private pool X",
+        )  # fmt: skip
+        t = X.shape[0]
+        if y is not None:
+            y = _check_label_column(y, t)
+            label_oracle = _ArrayOracle(y)
+        n, m, fit_kw, cost_kw = self._sizes(t, X_public, y_public)
+        base_cost = self._base_cost(**cost_kw)
+        cost = self._privacy_cost(**cost_kw)
+        # Charged before the oracle is asked and before any private read.
+        reserve_budget(self.accountant, cost, self)
+
+        rng = noise_rng(self.random_state)
+        # Alg. 4 step 1: J uniform of size n; K = the m smallest indices of J.
+        J = rng.choice(t, n, replace=False)
+        J.sort()
+        K, rest = J[:m], J[m:]
+        # Step 2: the oracle answers K only (one call, ascending indices).
+        y_K = _check_answers(label_oracle(K.copy()), m)
+        data = prepare_fit_data(
+            self, X[K], y_K, X_public, y_public,
+            classes=self._declared_classes(), n_public=None, rng=None,
+        )  # fmt: skip
+        check_private_labels(y_K, data.classes)
+        # Step 3: the base learner on the multiset D_J, shuffled (Remark 4.4).
+        estimator = self._base_estimator(data.classes, rng_base)
+        self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
+
+        self.classes_ = data.classes
+        self.n_subsample_ = n
+        self.n_labeled_ = m
+        self.transcript_ = K
+        self.base_privacy_cost_ = base_cost
+        self.privacy_spent_ = cost
+        self.transcript_privacy_spent_ = base_cost
+        return self
+
+    def _base_takes_unlabeled_rows(self):
+        return "X_unlabeled" in inspect.signature(self.estimator.fit).parameters
+
+    def _sizes(self, t, X_public, y_public):
+        """``n``, ``m`` and the base learner's fit arguments, from public counts."""
+        public_kw = {}
+        if X_public is not None:
+            public_kw = {"X_public": X_public, "y_public": y_public}
+        takes_unlabeled = self._base_takes_unlabeled_rows()
+        variants = [public_kw]
+        if takes_unlabeled:
+            variants.append({**public_kw, "X_unlabeled": True})
+        # The pool bound of Claim 5.7 with the larger eps* of the two fits.
+        eps_base = max(self._base_cost(**kw).epsilon for kw in variants)
+        largest = math.floor(t * self.epsilon / _pool_factor(eps_base))
+        n = largest if self.n_subsample is None else self.n_subsample
+        if n < 1 or n > largest:
+            need = math.ceil(max(n, 1) * _pool_factor(eps_base) / self.epsilon)
+            raise ValueError(
+                f"Claim 5.7 needs a pool of t >= n (3 + e^(2 eps*)) / epsilon = "
+                f"{need} rows for n_subsample={max(n, 1)} (eps*={eps_base:g} of "
+                f"the base learner, epsilon={self.epsilon:g}); the pool has "
+                f"n_samples={t}. Pass more rows or a smaller n_subsample."
+            )
+        m = n if self.n_labeled is None else self.n_labeled
+        if m > n:
+            raise ValueError(f"n_labeled={m} exceeds n_subsample={n}: K is part of J.")
+        cost_kw = variants[-1] if m < n and takes_unlabeled else public_kw
+        return n, m, public_kw, cost_kw
+
+    def _fit_base(self, estimator, X, K, y_K, rest, rng, fit_kw):
+        """Alg. 4 step 3 on ``D_J``; rows of ``J \\ K`` go in unlabeled."""
+        order = rng.permutation(K.size)
+        X_lab, y_lab = X[K[order]], y_K[order]
+        if rest.size == 0:
+            return estimator.fit(X_lab, y_lab, **fit_kw)
+        X_rest = X[rng.permutation(rest)]
+        if self._base_takes_unlabeled_rows():
+            return estimator.fit(X_lab, y_lab, **fit_kw, X_unlabeled=X_rest)
+        # The semi-supervised convention (LabelBoostClassifier): y == -1.
+        X_J = np.vstack([X_lab, X_rest])
+        y_J = np.concatenate([y_lab.astype(object), np.full(rest.size, _UNLABELED)])
+        if y_lab.dtype.kind in "iu":
+            y_J = y_J.astype(np.int64)
+        return estimator.fit(X_J, y_J, **fit_kw)
+
+    def _declared_classes(self):
+        """``classes``, else the base learner's ``classes`` (both public)."""
+        if self.classes is not None:
+            return self.classes
+        return self.estimator.get_params(deep=False).get("classes")
+
+    def _base_cost(self, **fit_params):
+        try:
+            return fit_cost(self.estimator, **fit_params)
+        except TypeError as exc:
+            raise TypeError(
+                "SubSamplingActiveClassifier needs a private base learner (one "
+                f"that states its (epsilon, delta)): {exc}"
+            ) from None
+
+    def _privacy_cost(self, **fit_params):
+        """Claim 5.7's guarantee, from the parameters alone."""
+        return subsampling_privacy_cost(self._base_cost(**fit_params), self.epsilon)
+
+    def _base_estimator(self, classes, rng):
+        estimator = clone(self.estimator)
+        params = estimator.get_params(deep=False)
+        if "classes" in params and params["classes"] is None:
+            estimator.set_params(classes=classes)
+        return seed_unset_random_states(estimator, public_seed(rng))
+
+    def predict(self, X):
+        """Labels from the fitted base learner (post-processing, no noise).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to label.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.estimator_.predict(X)
+
+    @available_if(_base_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities from the fitted base learner.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        proba = np.zeros((X.shape[0], self.classes_.size))
+        cols = np.searchsorted(self.classes_, self.estimator_.classes_)
+        proba[:, cols] = self.estimator_.predict_proba(X)
+        return proba
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class _ArrayOracle:
+    """The label oracle simulated from ``y``: returns ``y[indices]`` only."""
+
+    def __init__(self, y):
+        self._y = y
+
+    def __call__(self, indices):
+        return self._y[indices]
+
+
+def _check_label_column(y, n_rows):
+    """``y`` as a 1-D array of ``n_rows`` entries; no value is checked.
+
+    ``column_or_1d`` only reshapes (a column vector warns, as scikit-learn
+    does); finiteness and the label type are checked on the answers only.
+    """
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = column_or_1d(y, warn=True)
+    if y.ndim != 1 or y.shape[0] != n_rows:
+        raise ValueError(
+            f"y must be 1-D with one label per row of X ({n_rows}), got shape "
+            f"{y.shape}."
+        )
+    return y
+
+
+def _check_answers(labels, m):
+    """The oracle's answers: ``m`` finite, class-like labels (queried rows only)."""
+    labels = call_on_private(
+        check_array, labels, ensure_2d=False, dtype=None, input_name="y",
+        ensure_all_finite=True, what="the queried labels",
+    )  # fmt: skip
+    if labels.ndim != 1 or labels.shape[0] != m:
+        raise ValueError(
+            f"The label oracle must return {m} labels, one per queried index; "
+            f"got shape {labels.shape}."
+        )
+    call_on_private(check_classification_targets, labels, what="the queried labels")
+    return labels

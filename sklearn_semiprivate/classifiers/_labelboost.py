@@ -1,0 +1,776 @@
+"""LabelBoostClassifier: Beimel–Nissim–Stemmer's LabelBoost (Alg. 3 around Alg. 2).
+
+Beimel, Nissim & Stemmer, *Learning Privately with Labeled and Unlabeled
+Examples*, Section 4. A private learner ``A`` that needs ``n`` labeled rows is
+turned into one that needs about ``VC(C) / alpha`` labeled rows and many
+unlabeled ones: each round relabels a batch of unlabeled rows with a hypothesis
+chosen by the exponential mechanism over the dichotomies of the current rows
+(LabelBoostProcedure, Alg. 2), after deleting 99/100 of them at random, which
+pays for the privacy loss of the round (Claim 4.3). ``A`` finally runs on i.i.d.
+draws from 1/300 of the stretched labeled set (Alg. 3 steps 3-5).
+
+The privacy proof (Lemma 4.6, Theorem 4.13; Theorem 4.14 with the extra
+sub-sampling of Claim 4.3 for a target epsilon below 1) uses the deletion
+fractions and the epsilon = 1 of Alg. 2 step 4; they are module constants
+below, never parameters. The growth constants (the 200 and the 30000 of
+step 2b, the 90000 of the pool) only drive utility and are parameters.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+from numbers import Integral, Real
+from typing import NamedTuple
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted
+
+from ..accounting import PrivacyAccountant, PrivacyCost
+from ..accounting._reservation import fit_cost, reserve_budget
+from ..hypotheses import Intervals, Thresholds
+from ..mechanisms import ExponentialMechanism
+from ..utils._nested_fit import seed_unset_random_states
+from ..utils._private_errors import call_on_private
+from ..utils._rng import noise_rng, public_seed, spawn_rngs
+from ..utils._sklearn_compat import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    _fit_context,
+    validate_data,
+)
+from ._base import check_private_labels, prepare_fit_data
+
+__all__ = [
+    "LabelBoostClassifier",
+    "LabelBoostSchedule",
+    "labelboost_privacy_cost",
+    "labelboost_schedule",
+]
+
+# --- the privacy steps: fixed by the proof, never parameters -----------------
+# Alg. 2 step 4: the exponential mechanism's epsilon. Lemma 4.1 (privacy of
+# LabelBoostProcedure followed by an (eps, delta)-DP algorithm) is proved for it.
+_STEP4_EPSILON = 1.0
+# Alg. 3 step 2c keeps 1/100 of T and of S. Lemma 4.6's induction: one round
+# followed by the (1, 41 delta)-DP rest is (4, 446 delta)-DP (Lemma 4.1), and
+# Claim 4.3 with eps* = 4 turns it back into (1, 41 delta) for a keep rate of at
+# most 1 / (3 + e^4) = 1 / 57.6. Keeping floor(|S| / 100) rows keeps the rate
+# at most 1/100.
+_ROUND_KEEP = 100
+# Alg. 3 step 3 keeps 1/300 of S; steps 4-5 are (ln 244, 2467 delta)-DP
+# (Claim 4.5), and Claim 4.3 with eps* = ln 244 needs a rate of at most
+# 1 / (3 + 244) = 1 / 247. The loop stops at |S| >= 300 n so that A gets n rows.
+_FINAL_KEEP = 300
+# Lemma 4.6: with a (1, delta)-DP base learner, LabelBoost is (1, 41 delta)-DP.
+_LEMMA_46_DELTA_FACTOR = 41
+# Theorem 4.14 applies Claim 4.3 to that (1, 41 delta) learner: eps* = 1.
+_LABELBOOST_EPSILON = 1.0
+
+_BUILTIN_CLASSES = {"thresholds": Thresholds, "intervals": Intervals}
+# VC dimensions of the built-in classes (both orientations, binary labels):
+# two-sided thresholds shatter 2 points, intervals and their complements 3.
+_BUILTIN_VC = {"thresholds": 2, "intervals": 3}
+# The semi-supervised convention of scikit-learn: y == -1 marks unlabeled rows.
+_UNLABELED = -1
+
+
+def _subsample_rate(epsilon):
+    """Claim 4.3's rate ``eps / (3 + e^{eps*})`` for the (1, 41 delta) learner.
+
+    1 at the target ``epsilon == 1`` (Theorem 4.13 needs no extra sub-sampling).
+    """
+    if epsilon >= _LABELBOOST_EPSILON:
+        return 1.0
+    return epsilon / (3.0 + math.exp(_LABELBOOST_EPSILON))
+
+
+def labelboost_privacy_cost(base_cost, epsilon=1.0):
+    """The guarantee of LabelBoost around a ``(eps*, delta)``-DP base learner.
+
+    Lemma 4.6 / Theorem 4.13: a ``(1, delta)``-DP base learner gives a
+    ``(1, 41 delta)``-DP LabelBoost. Theorem 4.14: running it on a uniformly
+    random ``epsilon / (3 + e)`` fraction of the rows (Claim 4.3 with
+    ``eps* = 1``) gives ``(epsilon, 4 epsilon / (3 + e) * 41 delta)``.
+    Replace-one neighbours with public numbers of labeled and unlabeled rows.
+
+    Parameters
+    ----------
+    base_cost : PrivacyCost or (epsilon, delta)
+        The base learner's cost; its epsilon must be at most 1 (a learner that
+        is ``(eps*, delta)``-DP with ``eps* <= 1`` is ``(1, delta)``-DP).
+    epsilon : float, default=1.0
+        Target epsilon in ``(0, 1]``.
+
+    Returns
+    -------
+    cost : PrivacyCost
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.classifiers._labelboost import (
+    ...     labelboost_privacy_cost)
+    >>> labelboost_privacy_cost((1.0, 1e-8))
+    PrivacyCost(epsilon=1.0, delta=4.1e-07)
+    >>> labelboost_privacy_cost((0.5, 0.0), epsilon=0.1)
+    PrivacyCost(epsilon=0.1, delta=0.0)
+    """
+    eps_base, delta_base = (float(v) for v in base_cost)
+    if eps_base > _LABELBOOST_EPSILON:
+        raise ValueError(
+            "LabelBoost's privacy proof (Lemma 4.6, Claim 4.5) needs a (1, delta)-"
+            f"DP base learner; the estimator costs epsilon={eps_base:g}. Set its "
+            "epsilon to at most 1 (the target epsilon is LabelBoost's own)."
+        )
+    if not 0 < epsilon <= _LABELBOOST_EPSILON:
+        raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}.")
+    delta = _LEMMA_46_DELTA_FACTOR * delta_base  # Lemma 4.6
+    if epsilon < _LABELBOOST_EPSILON:
+        # Claim 4.3 with eps* = 1: (eps, 4 eps / (3 + e^{eps*}) * delta).
+        delta = 4.0 * epsilon / (3.0 + math.exp(_LABELBOOST_EPSILON)) * delta
+        return PrivacyCost(float(epsilon), min(1.0, delta))
+    return PrivacyCost(_LABELBOOST_EPSILON, min(1.0, delta))
+
+
+class LabelBoostSchedule(NamedTuple):
+    """Sizes of every step of a LabelBoost fit: a function of public counts only.
+
+    Attributes
+    ----------
+    n_labeled, n_unlabeled : int
+        Labeled and unlabeled rows entering Alg. 3 (after Claim 4.3's
+        sub-sampling for a target epsilon below 1).
+    labeled_sizes : tuple of int
+        ``|S|`` at the start of each round (step 2a).
+    batch_sizes : tuple of int
+        ``v = |T|`` of each round (step 2b).
+    final_size : int
+        ``|S|`` when the loop stops (at least ``300 n``).
+    base_rows : int
+        ``|S|`` after step 3 (``final_size // 300``), and the number of i.i.d.
+        draws the base learner gets (step 4).
+    """
+
+    n_labeled: int
+    n_unlabeled: int
+    labeled_sizes: tuple
+    batch_sizes: tuple
+    final_size: int
+    base_rows: int
+
+
+class _ScheduleError(ValueError):
+    """The schedule cannot run: no growth in some round, or not enough rows."""
+
+
+def labelboost_schedule(
+    n_labeled,
+    n_unlabeled,
+    *,
+    n_base,
+    vc_dim,
+    alpha,
+    beta,
+    growth_denominator=200.0,
+    batch_factor=30000.0,
+):
+    """Alg. 3's round sizes, from the counts of rows and the parameters alone.
+
+    Round ``i`` (step 2): ``alpha_i = alpha / (10 2^i)``, ``beta_i = beta /
+    (4 2^i)``, ``v = min(batch_factor n, beta_i VC e^{alpha_i |S| /
+    (growth_denominator VC)} - |S|)``; 99/100 of ``S`` and of ``T`` are deleted
+    and the rest is the next ``S``. The loop stops at ``|S| >= 300 n``.
+
+    Raises ``ValueError`` when a round would not grow ``S`` (the paper assumes
+    ``|S|`` large enough, Claim 4.9) or would need more unlabeled rows than
+    there are (Alg. 3 step 2b fails).
+
+    Parameters
+    ----------
+    n_labeled, n_unlabeled : int
+        Row counts (public).
+    n_base : int
+        The base learner's sample complexity ``n``.
+    vc_dim : int
+        VC dimension of the relabeling class.
+    alpha, beta : float
+        Utility parameters.
+    growth_denominator, batch_factor : float
+        The paper's 200 and 30000.
+
+    Returns
+    -------
+    schedule : LabelBoostSchedule
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.classifiers._labelboost import labelboost_schedule
+    >>> s = labelboost_schedule(3000, 10**7, n_base=100, vc_dim=2, alpha=0.1,
+    ...                         beta=0.1, growth_denominator=0.05)
+    >>> s.labeled_sizes, s.batch_sizes, s.base_rows
+    ((3000,), (3000000,), 100)
+    """
+    S, D = int(n_labeled), int(n_unlabeled)
+    cap = math.floor(batch_factor * n_base)
+    sizes, batches = [], []
+    i = 1
+    while S < _FINAL_KEEP * n_base:
+        alpha_i, beta_i = alpha / (10 * 2**i), beta / (4 * 2**i)
+        log_total = (
+            math.log(beta_i)
+            + math.log(vc_dim)
+            + alpha_i * S / (growth_denominator * vc_dim)
+        )
+        if log_total >= math.log(cap + S + 1):
+            v = cap
+        else:
+            v = min(cap, math.floor(math.exp(log_total)) - S)
+        grown = S // _ROUND_KEEP + max(v, 0) // _ROUND_KEEP
+        if S // _ROUND_KEEP < 1 or grown <= S:
+            raise _ScheduleError(
+                f"round {i}: |S| = {S} labeled rows, step 2b's v = {v}; step 2c "
+                f"keeps {grown} rows, so S does not grow"
+            )
+        if v > D:
+            raise _ScheduleError(
+                f"round {i}: step 2b needs v = {v} unlabeled rows, {D} are left"
+            )
+        sizes.append(S)
+        batches.append(v)
+        D -= v
+        S = grown
+        i += 1
+    return LabelBoostSchedule(
+        int(n_labeled),
+        int(n_unlabeled),
+        tuple(sizes),
+        tuple(batches),
+        S,
+        S // _FINAL_KEEP,
+    )
+
+
+def _minimum_labeled(n_base, **params):
+    """Fewest labeled rows (and the unlabeled rows they then need) that run.
+
+    ``300 n`` labeled rows always run (no round). Below, the smallest count
+    whose rounds grow ``S``, with an unlimited pool, by bisection (the result is
+    verified, so a non-monotone corner can only make it larger).
+    """
+    hi = _FINAL_KEEP * n_base
+    lo = 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            labelboost_schedule(mid, 10**30, n_base=n_base, **params)
+        except _ScheduleError:
+            lo = mid
+        else:
+            hi = mid
+    schedule = labelboost_schedule(hi, 10**30, n_base=n_base, **params)
+    return hi, sum(schedule.batch_sizes)
+
+
+def _step4_log_probabilities(cover, X_S, y_S):
+    """Exact distribution of Alg. 2 step 4 over the members (for audits).
+
+    The same mechanism :func:`_relabel` samples: ``exp(eps q(S, h) / 2)`` with
+    ``eps = _STEP4_EPSILON`` and ``q`` the number of rows of ``S`` that ``h``
+    labels correctly (Appendix A.1; sensitivity 1).
+    """
+    return ExponentialMechanism(_STEP4_EPSILON).log_probabilities(
+        cover.scores(X_S, y_S)
+    )
+
+
+def _relabel(hypothesis_class, classes, X_S, y_S, X_T, rng):
+    """LabelBoostProcedure (Alg. 2) on the kept rows: the relabeled ``S ∘ T``.
+
+    Steps 1-3: ``H`` holds one hypothesis per dichotomy of the distinct points
+    of ``S ∘ T`` (the class's cover of those points; it depends on private
+    points, so it never leaves this function). Step 4: the exponential
+    mechanism with epsilon 1 (``_STEP4_EPSILON``), scored on ``S`` only. Step 5:
+    every row of ``S ∘ T`` relabeled by the winner.
+    """
+    X_ST = np.vstack([X_S, X_T])
+    cover = hypothesis_class.cover(X_ST, classes=classes)
+    member = cover.sample_exponential(X_S, y_S, _STEP4_EPSILON, random_state=rng)
+    return X_ST, cover.predict(member, X_ST)
+
+
+def _base_has(method):
+    def check(self):
+        return hasattr(self.estimator, method)
+
+    return check
+
+
+class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
+    """Private learning from few labeled and many unlabeled private rows.
+
+    Beimel, Nissim & Stemmer, Algorithm 3 (LabelBoost) around Algorithm 2
+    (LabelBoostProcedure). ``fit(X, y)`` takes one private database whose
+    unlabeled rows are marked ``y == -1`` (scikit-learn's semi-supervised
+    convention). Labeled rows form ``S``, unlabeled rows the pool ``D``. While
+    ``|S| < 300 n`` (``n = n_base``, the base learner's sample complexity):
+
+    1. ``alpha_i = alpha / (10 2^i)``, ``beta_i = beta / (4 2^i)``;
+    2. the next ``v`` unlabeled rows form ``T``;
+    3. 99/100 of ``T`` and of ``S`` are deleted at random;
+    4. the exponential mechanism (epsilon 1) picks one hypothesis per dichotomy
+       of the points of ``S ∘ T``, scored on ``S``;
+    5. ``S ∘ T`` is relabeled by it and becomes the new ``S``.
+
+    Then 299/300 of ``S`` are deleted, ``|S|`` i.i.d. draws are taken from the
+    rest, and a clone of ``estimator`` is fitted on them (``estimator_``).
+
+    Parameters
+    ----------
+    estimator : estimator
+        A private learner of this package (it states its cost through
+        ``_privacy_cost``), ``(eps*, delta)``-DP with ``eps* <= 1``, as Lemma
+        4.6 needs. Its ``classes``, when None, is set to ``classes_``.
+    hypothesis_class : {"thresholds", "intervals"} or HypothesisClass, \
+            default="thresholds"
+        The class ``C`` whose dichotomies Alg. 2 enumerates: any object whose
+        ``cover(X, classes)`` holds exactly one member per labeling of the
+        distinct points of ``X`` that the class realizes.
+    vc_dim : int, default=None
+        VC dimension of ``hypothesis_class`` (step 2b). None: 2 for
+        thresholds, 3 for intervals; required for another class.
+    epsilon : float, default=1.0
+        Target epsilon in ``(0, 1]``. Below 1, the fit first keeps a random
+        ``epsilon / (3 + e)`` fraction of the labeled and of the unlabeled rows
+        (Claim 4.3, Theorem 4.14).
+    delta : float, default=None
+        Largest delta you accept. None accepts the theorem's (``41`` times the
+        base learner's, times ``4 epsilon / (3 + e)`` below epsilon 1); a
+        float makes ``fit`` raise, before any private read, when it is larger.
+    alpha, beta : float, default=0.1
+        Utility parameters of step 2a (and of step 2b's growth).
+    n_base : int, default=None
+        The base learner's sample complexity ``n``: the loop stops at
+        ``|S| >= 300 n``. None: ``n_unlabeled // pool_factor`` (the paper's
+        pool of ``90000 n`` unlabeled rows).
+    growth_denominator : float, default=200.0
+        The 200 of step 2b's ``e^{alpha_i |S| / (200 VC)}``. Utility only.
+    batch_factor : float, default=30000.0
+        The 30000 of step 2b's cap ``v <= 30000 n``. Utility only.
+    pool_factor : float, default=90000.0
+        The 90000 of the pool ``|D| = 90000 n`` (used only when ``n_base`` is
+        None). Utility only.
+    classes : array-like of shape (2,), default=None
+        The two labels (LabelBoost is binary; -1 cannot be one). If None, the
+        base learner's ``classes``, else the public labels, else the private
+        labels with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+    accountant : PrivacyAccountant, default=None
+        Charged ``privacy_spent_`` before the first private read.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the public side only (an unseeded ``estimator``'s
+        ``random_state``). The deletions, the sub-sampling and the
+        exponential mechanism draw fresh OS entropy on every fit.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+        The label set.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` has string column names.
+    schedule_ : LabelBoostSchedule
+        Every step's sizes (public counts only).
+    n_rounds_ : int
+        Number of rounds of step 2.
+    labeled_sizes_ : ndarray of shape (n_rounds_ + 1,)
+        ``|S|`` at the start of each round, then when the loop stops: the
+        exponentiation tower of Remark 4.10.
+    n_base_rows_ : int
+        Rows of ``S`` after step 3, and draws the base learner is fitted on.
+    estimator_ : estimator
+        The fitted base learner: the final hypothesis. ``predict`` uses it.
+    base_privacy_cost_ : PrivacyCost
+        The base learner's stated cost.
+    privacy_spent_ : PrivacyCost
+        Theorem 4.13's ``(1, 41 delta)``, or Theorem 4.14's ``(epsilon,
+        4 epsilon / (3 + e) 41 delta)`` below epsilon 1.
+
+    See Also
+    --------
+    SemiPrivateClassifier : with a *public* unlabeled pool, relabeling it is
+        free: ``SemiPrivateClassifier(final_estimator=...)``.
+    SubSamplingActiveClassifier : labels only a random subset (Alg. 4).
+
+    Notes
+    -----
+    **Privacy.** Replace-one neighbours (Definition 2.1): one labeled row
+    replaced by a labeled row, or one unlabeled row by an unlabeled row; the
+    number of labeled and of unlabeled rows, and the hyper-parameters, are
+    public, so every size in ``schedule_`` is. The proof (Lemma 4.6) is an
+    induction over the rounds: Alg. 2 followed by the rest is
+    ``(4, 446 delta)``-DP (Lemma 4.1), and step 2c's deletion (Claim 4.3)
+    brings it back to ``(1, 41 delta)``; steps 3-5 use Claims 4.5 and 4.3.
+    Step 2c deletes within ``S`` and within ``T`` separately, and Claim 4.3 is
+    applied the same way to the labeled and unlabeled parts for a target
+    epsilon below 1: its proof only uses that the changed row is kept with
+    probability at most the rate, independently of the data. The kept rows are
+    in random order (Remark 4.4). The dichotomies of a round depend on private
+    points; neither they nor the chosen hypotheses are stored.
+
+    **Public data.** ``X_public``/``y_public`` are passed to the base learner
+    unchanged. With a public unlabeled pool the relabeled pool can be public:
+    the exponential mechanism over the dichotomies of the public points,
+    scored on the private labeled rows, followed by a learner fitted on the
+    relabeled public points, is exactly :class:`SemiPrivateClassifier` with
+    ``final_estimator`` (no deletion needed: the cover is public). Use it.
+
+    **Sample sizes.** With the paper's constants a round grows ``S`` only
+    when ``|S|`` is of order ``40000 VC / alpha_i`` times a logarithm (Claim
+    4.9 asks ``96000 VC log(2240 / (alpha beta)) / alpha`` labeled rows, and
+    the rounds about ``90000 n`` unlabeled ones). ``fit`` computes the
+    schedule from the counts before reading any row and, when it cannot run,
+    raises a ``ValueError`` naming the labeled and unlabeled rows it would
+    need. Smaller ``growth_denominator``/``batch_factor`` are a change of the
+    utility analysis only; the privacy steps and the guarantee are the same.
+
+    References
+    ----------
+    A. Beimel, K. Nissim, U. Stemmer. Learning Privately with Labeled and
+    Unlabeled Examples. SODA 2015; Algorithmica 2021.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate import LabelBoostClassifier, SemiPrivateClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(size=(320_000, 1))
+    >>> y = (X[:, 0] > 0.3).astype(int)
+    >>> y[2500:] = -1  # 2500 labeled rows, the rest unlabeled
+    >>> base = SemiPrivateClassifier("thresholds", epsilon=1.0, bounds=(0, 1),
+    ...                              n_public=64)
+    >>> clf = LabelBoostClassifier(base, n_base=10, growth_denominator=0.1,
+    ...                            classes=[0, 1], random_state=0).fit(X, y)
+    >>> clf.n_rounds_, clf.labeled_sizes_.tolist(), clf.n_base_rows_
+    (1, [2500, 3025], 10)
+    >>> clf.schedule_.batch_sizes  # v of each round: 30000 n unlabeled rows
+    (300000,)
+    >>> clf.privacy_spent_  # Theorem 4.13 with a pure (1, 0)-DP base learner
+    PrivacyCost(epsilon=1.0, delta=0.0)
+    >>> clf.predict([[0.1], [0.9]]).shape
+    (2,)
+    """
+
+    __metadata_request__fit = {"X_public": True, "y_public": True}
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "hypothesis_class": [StrOptions(set(_BUILTIN_CLASSES)), HasMethods(["cover"])],
+        "vc_dim": [Interval(Integral, 1, None, closed="left"), None],
+        "epsilon": [Interval(Real, 0, 1, closed="right")],
+        "delta": [Interval(Real, 0, 1, closed="both"), None],
+        "alpha": [Interval(Real, 0, 1, closed="neither")],
+        "beta": [Interval(Real, 0, 1, closed="neither")],
+        "n_base": [Interval(Integral, 1, None, closed="left"), None],
+        "growth_denominator": [Interval(Real, 0, None, closed="neither")],
+        "batch_factor": [Interval(Real, 0, None, closed="neither")],
+        "pool_factor": [Interval(Real, 0, None, closed="neither")],
+        "classes": ["array-like", None],
+        "accountant": [PrivacyAccountant, None],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        *,
+        hypothesis_class="thresholds",
+        vc_dim=None,
+        epsilon=1.0,
+        delta=None,
+        alpha=0.1,
+        beta=0.1,
+        n_base=None,
+        growth_denominator=200.0,
+        batch_factor=30000.0,
+        pool_factor=90000.0,
+        classes=None,
+        accountant=None,
+        random_state=None,
+    ):
+        self.estimator = estimator
+        self.hypothesis_class = hypothesis_class
+        self.vc_dim = vc_dim
+        self.epsilon = epsilon
+        self.delta = delta
+        self.alpha = alpha
+        self.beta = beta
+        self.n_base = n_base
+        self.growth_denominator = growth_denominator
+        self.batch_factor = batch_factor
+        self.pool_factor = pool_factor
+        self.classes = classes
+        self.accountant = accountant
+        self.random_state = random_state
+
+    # False: the base learner gets its own parameter validation.
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X, y, X_public=None, y_public=None):
+        """Fit on private ``(X, y)``; rows with ``y == -1`` are unlabeled.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Private rows (protected), labeled and unlabeled.
+        y : array-like of shape (n_samples,)
+            Private labels (protected); ``-1`` marks an unlabeled row.
+        X_public : PublicData or array-like, default=None
+            Public rows, passed to the base learner as they are.
+        y_public : array-like of shape (n_public,), default=None
+            Public labels when ``X_public`` is a raw array.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        (rng_base,) = spawn_rngs(self.random_state, 1)
+        # Format checks only: shapes, finite values, class-like labels.
+        X, y = call_on_private(
+            validate_data, self, X, y, reset=True, dtype=np.float64,
+            what="the private rows (X, y)",
+        )  # fmt: skip
+        call_on_private(check_classification_targets, y, what="the private labels")
+        unlabeled = _unlabeled_mask(y)
+        # Which rows are labeled is public (Definition 2.6: S is the first
+        # portion of the database), and so are the two counts.
+        X_lab, y_lab, X_unl = X[~unlabeled], y[~unlabeled], X[unlabeled]
+        if X_lab.shape[0] == 0:
+            raise ValueError(
+                "LabelBoostClassifier needs labeled rows: every label is -1 "
+                "(unlabeled). Step 4 of Alg. 2 scores hypotheses on them."
+            )
+        data = prepare_fit_data(
+            self, X_lab, y_lab, X_public, y_public,
+            classes=self._declared_classes(), n_public=None, rng=None,
+        )  # fmt: skip
+        classes = self._check_classes(data.classes)
+        hypothesis_class = self._relabeling_class(X.shape[1])
+        base_kwargs = {}
+        if data.X_public is not None:
+            base_kwargs = {"X_public": X_public, "y_public": y_public}
+        base_cost = self._base_cost(**base_kwargs)
+        schedule = self._schedule(X_lab.shape[0], X_unl.shape[0])
+        cost = self._privacy_cost(**base_kwargs)
+        # Reserved before the first private read; kept if the fit fails later.
+        reserve_budget(self.accountant, cost, self)
+        check_private_labels(y_lab, classes)
+
+        rng = noise_rng(self.random_state)
+        # Theorem 4.14 (Claim 4.3, per part), in random order (Remark 4.4).
+        lab = rng.choice(X_lab.shape[0], schedule.n_labeled, replace=False)
+        unl = rng.choice(X_unl.shape[0], schedule.n_unlabeled, replace=False)
+        X_S, y_S, pool = X_lab[lab], y_lab[lab], X_unl[unl]
+        start = 0
+        for size, v in zip(schedule.labeled_sizes, schedule.batch_sizes):
+            X_T = pool[start : start + v]  # Alg. 3 step 2b: the next v rows
+            start += v
+            # Step 2c (Claim 4.3 in Lemma 4.6): keep 1/100 of S and of T.
+            keep_S = rng.choice(size, size // _ROUND_KEEP, replace=False)
+            keep_T = rng.choice(v, v // _ROUND_KEEP, replace=False)
+            # Steps 2d-2e: Alg. 2 relabels S ∘ T, which becomes S.
+            X_S, y_S = _relabel(
+                hypothesis_class, classes, X_S[keep_S], y_S[keep_S],
+                X_T[keep_T], rng,
+            )  # fmt: skip
+        # Step 3 (Claim 4.3 with eps* = ln 244): keep 1/300 of S.
+        keep = rng.choice(X_S.shape[0], schedule.base_rows, replace=False)
+        # Step 4 (Claim 4.5): |S| i.i.d. draws from the kept rows.
+        draws = keep[rng.integers(schedule.base_rows, size=schedule.base_rows)]
+        estimator = self._base_estimator(classes, rng_base)
+        # Step 5: the base learner on S'.
+        self.estimator_ = estimator.fit(X_S[draws], y_S[draws], **base_kwargs)
+
+        self.classes_ = classes
+        self.schedule_ = schedule
+        self.n_rounds_ = len(schedule.labeled_sizes)
+        self.labeled_sizes_ = np.array(
+            [*schedule.labeled_sizes, schedule.final_size], dtype=np.int64
+        )
+        self.n_base_rows_ = schedule.base_rows
+        self.base_privacy_cost_ = base_cost
+        self.privacy_spent_ = cost
+        return self
+
+    def _check_classes(self, classes):
+        if classes.size != 2:
+            raise ValueError(
+                "Only binary classification is supported by LabelBoostClassifier "
+                f"(dichotomies, Alg. 2); the label set has {classes.size} classes. "
+                "Pass classes=[a, b]."
+            )
+        if np.any(classes.astype(object) == _UNLABELED):
+            raise ValueError(
+                "-1 marks unlabeled rows and cannot be a class; relabel the "
+                "classes (e.g. to 0/1)."
+            )
+        return classes
+
+    def _relabeling_class(self, n_features):
+        """The class whose dichotomies Alg. 2 enumerates."""
+        spec = self.hypothesis_class
+        if isinstance(spec, str):
+            if n_features != 1:
+                raise ValueError(
+                    f"hypothesis_class={spec!r} is a 1-D class: X must have one "
+                    f"feature, got {n_features}."
+                )
+            return _BUILTIN_CLASSES[spec]()
+        return clone(spec)
+
+    def _declared_classes(self):
+        """``classes``, else the base learner's ``classes`` (both public)."""
+        if self.classes is not None:
+            return self.classes
+        return self.estimator.get_params(deep=False).get("classes")
+
+    def _base_cost(self, **fit_params):
+        """The base learner's stated cost, or a TypeError naming what is missing."""
+        try:
+            return fit_cost(self.estimator, **fit_params)
+        except TypeError as exc:
+            raise TypeError(
+                "LabelBoostClassifier needs a private base learner (one that "
+                f"states its (epsilon, delta)): {exc}"
+            ) from None
+
+    def _n_base(self, n_unlabeled):
+        if self.n_base is not None:
+            return self.n_base
+        n = math.floor(n_unlabeled / self.pool_factor)
+        if n < 1:
+            raise ValueError(
+                f"n_base=None takes n = n_unlabeled // pool_factor (the paper's "
+                f"pool of {self.pool_factor:g} n unlabeled rows), but there are "
+                f"{n_unlabeled} unlabeled rows. Pass n_base=... (the base "
+                "learner's sample complexity) or more unlabeled rows."
+            )
+        return n
+
+    def _schedule(self, n_labeled, n_unlabeled):
+        """The whole schedule from public counts, or a ValueError naming needs."""
+        q = _subsample_rate(self.epsilon)
+        m, u = math.floor(q * n_labeled), math.floor(q * n_unlabeled)
+        n = self._n_base(n_unlabeled)
+        params = {
+            "vc_dim": self._relabeling_class_vc(),
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "growth_denominator": self.growth_denominator,
+            "batch_factor": self.batch_factor,
+        }
+        try:
+            schedule = labelboost_schedule(m, u, n_base=n, **params)
+        except _ScheduleError as exc:
+            need_m, need_u = _minimum_labeled(n, **params)
+            raise ValueError(
+                f"LabelBoost cannot run on {n_labeled} labeled and {n_unlabeled} "
+                f"unlabeled rows ({exc}). With n_base={n} it needs at least "
+                f"{math.ceil(need_m / q)} labeled rows and "
+                f"{math.ceil(need_u / q)} unlabeled rows"
+                + (f" (epsilon={self.epsilon:g} keeps a {q:.4g} fraction, "
+                   "Claim 4.3)" if q < 1 else "")
+                + f", or {math.ceil(_FINAL_KEEP * n / q)} labeled rows and no "
+                "round. The deletion fractions are privacy steps; the growth "
+                "constants (growth_denominator, batch_factor) only drive "
+                "utility."
+            ) from None  # fmt: skip
+        if schedule.base_rows < 1:
+            raise ValueError(
+                f"LabelBoost keeps 1/{_FINAL_KEEP} of the labeled rows for the "
+                f"base learner (Alg. 3 step 3): {m} rows leave none."
+            )
+        return schedule
+
+    def _relabeling_class_vc(self):
+        """VC dimension of the relabeling class, for step 2b."""
+        if self.vc_dim is not None:
+            return self.vc_dim
+        if isinstance(self.hypothesis_class, str):
+            return _BUILTIN_VC[self.hypothesis_class]
+        raise ValueError(
+            "vc_dim is required with a custom hypothesis_class: step 2b's "
+            "batch size depends on the VC dimension."
+        )
+
+    def _base_estimator(self, classes, rng):
+        """A clone of ``estimator`` with its label set and public-side seed."""
+        estimator = clone(self.estimator)
+        params = estimator.get_params(deep=False)
+        if "classes" in params and params["classes"] is None:
+            estimator.set_params(classes=classes)
+        # Package estimators seed only their public side with random_state.
+        return seed_unset_random_states(estimator, public_seed(rng))
+
+    def _privacy_cost(self, **fit_params):
+        """Theorem 4.13/4.14's guarantee, from the parameters alone."""
+        cost = labelboost_privacy_cost(self._base_cost(**fit_params), self.epsilon)
+        if self.delta is not None and cost.delta > self.delta:
+            raise ValueError(
+                f"The guarantee's delta {cost.delta:.3g} (Lemma 4.6: 41 times the "
+                "base learner's delta) exceeds delta="
+                f"{self.delta:g}. Lower the base learner's delta."
+            )
+        return cost
+
+    def predict(self, X):
+        """Labels from the fitted base learner (post-processing, no noise).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to label.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.estimator_.predict(X)
+
+    @available_if(_base_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities from the fitted base learner.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, 2)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        proba = np.zeros((X.shape[0], self.classes_.size))
+        cols = np.searchsorted(self.classes_, self.estimator_.classes_)
+        proba[:, cols] = self.estimator_.predict_proba(X)
+        return proba
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        tags.classifier_tags.multi_class = False
+        return tags
+
+
+def _unlabeled_mask(y):
+    """Rows marked ``-1`` (unlabeled); string labels have none."""
+    if y.dtype.kind in "iufO":
+        return np.asarray(y == _UNLABELED, dtype=bool)
+    return np.zeros(y.shape[0], dtype=bool)
