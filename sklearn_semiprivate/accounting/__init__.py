@@ -16,14 +16,18 @@ from ._composition import (
 )
 from ._rdp import (
     DEFAULT_RDP_ORDERS,
+    INTEGER_RDP_ORDERS,
     compose_rdp,
     gaussian_rdp,
     rdp_gaussian_sigma,
+    rdp_subsampled_gaussian_sigma,
     rdp_to_dp,
+    subsampled_gaussian_rdp,
 )
 
 __all__ = [
     "DEFAULT_RDP_ORDERS",
+    "INTEGER_RDP_ORDERS",
     "PrivacyAccountant",
     "PrivacyCharge",
     "PrivacyCost",
@@ -34,5 +38,7 @@ __all__ = [
     "compose_rdp",
     "gaussian_rdp",
     "rdp_gaussian_sigma",
+    "rdp_subsampled_gaussian_sigma",
     "rdp_to_dp",
+    "subsampled_gaussian_rdp",
 ]

@@ -15,6 +15,10 @@ grid of orders; every function here is deterministic arithmetic on such arrays.
 * :func:`rdp_to_dp`: conversion to ``(ε, δ)``-DP, minimised over the orders.
 * :func:`rdp_gaussian_sigma`: the smallest Gaussian noise whose ``k``-fold
   composition converts to a target ``(ε, δ)``.
+* :func:`subsampled_gaussian_rdp`: the Poisson-subsampled Gaussian mechanism
+  at integer orders (Mironov, Talwar & Zhang 2019, Sec. 3.3), the step of
+  DP-SGD; :func:`rdp_subsampled_gaussian_sigma` calibrates its noise
+  multiplier to ``(ε, δ)`` after ``k`` steps.
 
 Numbers are floating point: the conversion is monotone in every input, and the
 solver rounds ``σ`` up until the converted ``ε`` it reports meets the target,
@@ -27,6 +31,7 @@ import math
 
 import numpy as np
 from scipy.optimize import brentq
+from scipy.special import gammaln, logsumexp
 
 from ..utils._validation import (
     check_delta,
@@ -39,10 +44,13 @@ from ._composition import PrivacyCost
 
 __all__ = [
     "DEFAULT_RDP_ORDERS",
+    "INTEGER_RDP_ORDERS",
     "compose_rdp",
     "gaussian_rdp",
     "rdp_gaussian_sigma",
+    "rdp_subsampled_gaussian_sigma",
     "rdp_to_dp",
+    "subsampled_gaussian_rdp",
 ]
 
 # 1.01 to 1e5, geometric in (alpha - 1): fine near the small orders that
@@ -50,6 +58,15 @@ __all__ = [
 # need. Any grid gives a valid bound; a finer one gives a tighter one.
 DEFAULT_RDP_ORDERS = 1.0 + np.geomspace(0.01, 1e5, 1401)
 DEFAULT_RDP_ORDERS.setflags(write=False)
+
+# Integer orders for the subsampled Gaussian, whose closed form holds at
+# integer orders only: every order up to 64, then geometric up to 1024
+# (tiny epsilons, or tiny sampling rates, need the large ones).
+INTEGER_RDP_ORDERS = np.array(
+    [*range(2, 65), 80, 96, 128, 160, 192, 256, 320, 384, 512, 768, 1024],
+    dtype=np.float64,
+)
+INTEGER_RDP_ORDERS.setflags(write=False)
 
 _CONVERSIONS = ("improved", "standard")
 
@@ -297,3 +314,225 @@ def rdp_gaussian_sigma(
     while excess(math.log(scale / sigma**2)) > 0:
         sigma *= 1.0 + 1e-9
     return sigma
+
+
+def _check_integer_orders(orders):
+    if orders is None:
+        return INTEGER_RDP_ORDERS
+    orders = _check_orders(orders)
+    if np.any(orders != np.round(orders)):
+        raise ValueError(
+            "The subsampled Gaussian's RDP is computed at integer orders only "
+            "(Mironov, Talwar & Zhang 2019, Sec. 3.3); got non-integer orders."
+        )
+    return orders
+
+
+class _SubsampledGaussianTerms:
+    """The terms of ``log A_α`` (Mironov, Talwar & Zhang 2019, Sec. 3.3).
+
+    ``A_α = Σ_{k=0}^{α} C(α, k) (1 - q)^(α - k) q^k exp((k² - k) / (2 σ²))``
+    for integer ``α``. The part independent of ``σ`` is tabulated once per
+    ``(q, orders)`` (one row per order, ``-inf`` past ``k = α``), so a noise
+    calibration evaluates every order with one ``logsumexp``, in log space
+    (no overflow for small ``σ`` or large ``α``).
+    """
+
+    def __init__(self, q, orders):
+        self.orders = orders
+        k = np.arange(int(np.max(orders)) + 1, dtype=np.float64)
+        a = orders[:, None]
+        inside = k[None, :] <= a
+        with np.errstate(invalid="ignore"):
+            log_binom = gammaln(a + 1.0) - gammaln(k + 1.0) - gammaln(a - k + 1.0)
+            base = log_binom + k * math.log(q) + (a - k) * math.log1p(-q)
+        self.base = np.where(inside, base, -np.inf)
+        self.k_term = (k * k - k) / 2.0
+
+    def __call__(self, sigma):
+        log_a = logsumexp(self.base + self.k_term / sigma**2, axis=1)
+        # log A >= 0 in exact arithmetic (A is a moment of a likelihood
+        # ratio of mean 1); clamp rounding below zero.
+        return np.maximum(log_a / (self.orders - 1.0), 0.0)
+
+
+def subsampled_gaussian_rdp(sampling_rate, noise_multiplier, *, orders=None):
+    """RDP curve of one step of the Poisson-subsampled Gaussian mechanism.
+
+    Each row is kept independently with probability ``q``; the sum of the
+    kept rows' contributions, each of L2 norm at most ``Δ``, is released
+    with ``N(0, (σ Δ)² I)`` noise. For **add/remove** neighbours this is
+    ``(α, ρ(α))``-RDP at every integer order ``α >= 2`` with
+    ``ρ(α) = log(A_α) / (α - 1)`` and
+
+        ``A_α = Σ_{k=0}^{α} C(α, k) (1 - q)^(α - k) q^k exp((k² - k) / (2 σ²))``
+
+    (Mironov, Talwar & Zhang 2019, Sec. 3.3: ``A_α`` is
+    ``E_{μ₀}[(μ / μ₀)^α]`` for ``μ₀ = N(0, σ²)`` and the mixture
+    ``μ = (1 - q) μ₀ + q N(1, σ²)``; their Theorem 5 shows the other
+    direction, ``D_α(μ₀ || μ)``, is never larger). At ``q = 1`` it is the
+    Gaussian curve ``α / (2 σ²)``. It does not hold for replace-one
+    neighbours.
+
+    Parameters
+    ----------
+    sampling_rate : float
+        Probability ``q`` in ``(0, 1]`` that a row is in the batch.
+    noise_multiplier : float
+        ``σ > 0``: the noise standard deviation over the sensitivity ``Δ``.
+    orders : array-like of int, default=None
+        Integer orders ``α >= 2``; None means :data:`INTEGER_RDP_ORDERS`.
+
+    Returns
+    -------
+    rdp : ndarray of shape (n_orders,)
+
+    References
+    ----------
+    I. Mironov, K. Talwar, L. Zhang. Rényi Differential Privacy of the
+    Sampled Gaussian Mechanism. arXiv:1908.10530, 2019.
+
+    Examples
+    --------
+    At ``q = 1`` the mechanism is the plain Gaussian:
+
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.accounting import (
+    ...     gaussian_rdp, subsampled_gaussian_rdp)
+    >>> full = subsampled_gaussian_rdp(1.0, 2.0, orders=[2, 8])
+    >>> bool(np.allclose(full, gaussian_rdp(2.0, orders=[2, 8])))
+    True
+    >>> bool(np.all(subsampled_gaussian_rdp(0.01, 2.0, orders=[2, 8]) < full))
+    True
+    """
+    q = check_positive_real(sampling_rate, "sampling_rate")
+    if q > 1:
+        raise ValueError(f"sampling_rate must be in (0, 1], got {sampling_rate!r}.")
+    sigma = check_positive_real(noise_multiplier, "noise_multiplier")
+    orders = _check_integer_orders(orders)
+    return _subsampled_curve(q, orders)(sigma)
+
+
+def _subsampled_curve(q, orders):
+    """``σ -> ρ(α)`` of one subsampled Gaussian step, on ``orders``."""
+    if q == 1.0:
+        return lambda sigma: orders / (2.0 * sigma**2)
+    return _SubsampledGaussianTerms(q, orders)
+
+
+def rdp_subsampled_gaussian_sigma(
+    epsilon,
+    delta,
+    *,
+    sampling_rate,
+    n_steps,
+    orders=None,
+    conversion="improved",
+):
+    """Smallest noise multiplier making ``k`` subsampled Gaussian steps ``(ε, δ)``-DP.
+
+    The ``k``-fold composition (Mironov 2017, Prop. 1) of
+    :func:`subsampled_gaussian_rdp` is converted by :func:`rdp_to_dp`; the
+    converted ``ε`` decreases in ``σ`` (every term of ``A_α`` does), so a
+    bisection on ``log σ`` brackets the crossing and returns its upper end,
+    at which the converted ``ε`` is ``<= epsilon`` (checked), within a
+    relative ``1e-10`` of the smallest such ``σ``. Add/remove neighbours.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ``ε > 0``.
+    delta : float
+        Target ``δ`` in ``(0, 1)``.
+    sampling_rate : float
+        Poisson sampling probability ``q`` in ``(0, 1]``.
+    n_steps : int
+        Number ``k >= 1`` of steps.
+    orders : array-like of int, default=None
+        Integer orders; None means :data:`INTEGER_RDP_ORDERS`.
+    conversion : {"improved", "standard"}, default="improved"
+        See :func:`rdp_to_dp`.
+
+    Returns
+    -------
+    noise_multiplier : float
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.accounting import (
+    ...     rdp_subsampled_gaussian_sigma, rdp_to_dp, subsampled_gaussian_rdp)
+    >>> from sklearn_semiprivate.accounting import INTEGER_RDP_ORDERS as orders
+    >>> z = rdp_subsampled_gaussian_sigma(1.0, 1e-5, sampling_rate=0.01, n_steps=500)
+    >>> rdp = 500 * subsampled_gaussian_rdp(0.01, z, orders=orders)
+    >>> eps = rdp_to_dp(rdp, 1e-5, orders=orders).epsilon
+    >>> bool(0.9999 < eps <= 1.0)
+    True
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+    k = check_integer(n_steps, "n_steps", 1)
+    orders = _check_integer_orders(orders)
+    if conversion not in _CONVERSIONS:
+        raise ValueError(
+            f"conversion must be 'improved' or 'standard', got {conversion!r}."
+        )
+
+    q = check_positive_real(sampling_rate, "sampling_rate")
+    if q > 1:
+        raise ValueError(f"sampling_rate must be in (0, 1], got {sampling_rate!r}.")
+    one_step = _subsampled_curve(q, orders)
+
+    def curve(sigma):
+        return k * one_step(sigma)
+
+    return calibrate_noise(curve, epsilon, delta, orders=orders, conversion=conversion)
+
+
+def calibrate_noise(curve, epsilon, delta, *, orders, conversion="improved"):
+    """Smallest ``σ`` whose RDP ``curve(σ)`` converts to at most ``epsilon``.
+
+    ``curve`` maps a noise scale to an RDP curve on ``orders`` and must be
+    non-increasing in it at every order. Bisection on ``log σ`` (relative
+    width ``1e-10``); the upper end is returned, so the converted ``ε`` at
+    the returned ``σ`` is ``<= epsilon`` (asserted on the curve itself).
+
+    Parameters
+    ----------
+    curve : callable
+        ``sigma -> ndarray of shape (n_orders,)``.
+    epsilon, delta : float
+        The target.
+    orders : ndarray of shape (n_orders,)
+        Orders of ``curve``'s values.
+    conversion : {"improved", "standard"}, default="improved"
+        See :func:`rdp_to_dp`.
+
+    Returns
+    -------
+    sigma : float
+    """
+
+    def eps_at(log_sigma):
+        rdp = curve(math.exp(log_sigma))
+        return float(np.min(_epsilons(orders, rdp, delta, conversion)))
+
+    floor = float(np.min(_epsilons(orders, np.zeros_like(orders), delta, conversion)))
+    if floor >= epsilon:
+        raise ValueError(
+            f"epsilon={epsilon!r} is not above {floor!r}, the smallest epsilon "
+            f"orders up to {float(np.max(orders))!r} can certify at "
+            f"delta={delta!r} whatever the noise; pass larger orders."
+        )
+    lo, hi = -2.0, 2.0
+    while eps_at(lo) <= epsilon:
+        lo -= 2.0
+    while eps_at(hi) > epsilon:
+        hi += 2.0
+    # Invariant: eps_at(lo) > epsilon >= eps_at(hi).
+    while hi - lo > 1e-10:
+        mid = 0.5 * (lo + hi)
+        if eps_at(mid) > epsilon:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(hi)
