@@ -29,6 +29,7 @@ from sklearn_semiprivate import (
     GenericLearnerClassifier,
     LabelBoostClassifier,
     PATEClassifier,
+    PrivateSGDClassifier,
     PublicFittedPipeline,
     SemiPrivateClassifier,
     SemiPrivateLogisticRegression,
@@ -68,6 +69,8 @@ ESTIMATORS = [
     SemiPrivateLogisticRegression(random_state=0),
     # Without public data: equal-width bins in the private range (leak-warned).
     SemiPrivateTreeClassifier(random_state=0),
+    # Without public data: the scaling from the private range (leak-warned).
+    PrivateSGDClassifier(random_state=0),
     # No unlabeled rows in the checks: no round, only Alg. 3 steps 3-5.
     LabelBoostClassifier(
         SemiPrivateClassifier(random_state=0),

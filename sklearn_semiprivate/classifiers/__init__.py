@@ -12,6 +12,7 @@ from ._labelboost import LabelBoostClassifier
 from ._logistic import SemiPrivateLogisticRegression
 from ._pate import PATEClassifier
 from ._semiprivate import SemiPrivateClassifier
+from ._sgd import PrivateSGDClassifier
 from ._synthetic import SyntheticDataClassifier
 from ._tree import SemiPrivateTreeClassifier
 
@@ -19,6 +20,7 @@ __all__ = [
     "GenericLearnerClassifier",
     "LabelBoostClassifier",
     "PATEClassifier",
+    "PrivateSGDClassifier",
     "SemiPrivateClassifier",
     "SemiPrivateLogisticRegression",
     "SemiPrivateTreeClassifier",
