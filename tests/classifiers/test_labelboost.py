@@ -34,7 +34,7 @@ from sklearn_semiprivate import (
     reproducible_noise,
 )
 from sklearn_semiprivate.audit import epsilon_lower_bound
-from sklearn_semiprivate.classifiers import _labelboost as lb
+from sklearn_semiprivate.classifiers import _labelboost_steps as lb
 from sklearn_semiprivate.hypotheses import Thresholds
 from sklearn_semiprivate.mechanisms import ExponentialMechanism
 
