@@ -29,6 +29,7 @@ from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
 from ._base import check_private_labels, prepare_fit_data
+from ._labelboost import LabelBoostClassifier
 
 __all__ = ["SubSamplingActiveClassifier", "subsampling_privacy_cost"]
 
@@ -102,9 +103,10 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
     ----------
     estimator : estimator
         A private learner of this package, ``(eps*, delta)``-DP (its cost is
-        read from it). With ``n_labeled < n_subsample`` it must take unlabeled
-        rows: as ``X_unlabeled`` (:class:`GenericLearnerClassifier`) or as
-        ``y == -1`` (:class:`LabelBoostClassifier`).
+        read from it). The unlabeled rows of ``J \\ K`` go to it as
+        ``X_unlabeled`` when its ``fit`` takes that (:class:`GenericLearnerClassifier`),
+        as ``y == -1`` for :class:`LabelBoostClassifier`; any other learner is
+        fitted on the labeled rows ``K`` only.
     epsilon : float, default=1.0
         Target epsilon in ``(0, 1]``.
     n_subsample : int, default=None
@@ -350,6 +352,10 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
         X_rest = X[rng.permutation(rest)]
         if self._base_takes_unlabeled_rows():
             return estimator.fit(X_lab, y_lab, **fit_kw, X_unlabeled=X_rest)
+        if not isinstance(estimator, LabelBoostClassifier):
+            # A supervised learner ignores the unlabeled rows of D_J (a learner
+            # of D_J that reads part of it is private on D_J all the same).
+            return estimator.fit(X_lab, y_lab, **fit_kw)
         # The semi-supervised convention (LabelBoostClassifier): y == -1.
         X_J = np.vstack([X_lab, X_rest])
         y_J = np.concatenate([y_lab.astype(object), np.full(rest.size, _UNLABELED)])
