@@ -295,10 +295,14 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
         K, rest = J[:m], J[m:]
         # Step 2: the oracle answers K only (one call, ascending indices).
         y_K = _check_answers(label_oracle(K.copy()), m)
+        # prepare_fit_data re-validates the (array) rows: keep the names.
+        names = getattr(self, "feature_names_in_", None)
         data = prepare_fit_data(
             self, X[K], y_K, X_public, y_public,
             classes=self._declared_classes(), n_public=None, rng=None,
         )  # fmt: skip
+        if names is not None:
+            self.feature_names_in_ = names
         check_private_labels(y_K, data.classes)
         # Step 3: the base learner on the multiset D_J, shuffled (Remark 4.4).
         estimator = self._base_estimator(data.classes, rng_base)

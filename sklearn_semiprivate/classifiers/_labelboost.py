@@ -312,10 +312,14 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
                 "LabelBoostClassifier needs labeled rows: every label is -1 "
                 "(unlabeled). Step 4 of Alg. 2 scores hypotheses on them."
             )
+        # prepare_fit_data re-validates the (array) rows: keep the names.
+        names = getattr(self, "feature_names_in_", None)
         data = prepare_fit_data(
             self, X_lab, y_lab, X_public, y_public,
             classes=self._declared_classes(), n_public=None, rng=None,
         )  # fmt: skip
+        if names is not None:
+            self.feature_names_in_ = names
         classes = self._check_classes(data.classes)
         hypothesis_class = self._relabeling_class(X.shape[1])
         base_kwargs = {}

@@ -217,3 +217,12 @@ def test_noise_is_fresh_each_fit():
     clf = SubSamplingActiveClassifier(base(), epsilon=0.5, random_state=0)
     first = clf.fit(X, y).transcript_.copy()
     assert not np.array_equal(first, clf.fit(X, y).transcript_)
+
+
+def test_feature_names_kept():
+    pd = pytest.importorskip("pandas")
+    X, y = make_pool(3000)
+    frame = pd.DataFrame({"age": X[:, 0]})
+    clf = SubSamplingActiveClassifier(base()).fit(frame, y)
+    assert clf.feature_names_in_.tolist() == ["age"]
+    assert clf.predict(frame.iloc[:3]).shape == (3,)  # no feature-name warning

@@ -426,3 +426,12 @@ def test_reproducible_noise_opt_in_gives_identical_fits():
         a = clf.fit(X, y).estimator_.member_
         b = clf.fit(X, y).estimator_.member_
     assert a == b
+
+
+def test_feature_names_kept():
+    pd = pytest.importorskip("pandas")
+    X, y = make_data(900, 10)
+    frame = pd.DataFrame({"age": X[:, 0]})
+    clf = LabelBoostClassifier(base(), n_base=2, classes=[0, 1]).fit(frame, y)
+    assert clf.feature_names_in_.tolist() == ["age"]
+    assert clf.predict(frame.iloc[:3]).shape == (3,)  # no feature-name warning
