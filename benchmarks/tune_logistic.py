@@ -1,7 +1,8 @@
 """Choose SemiPrivateLogisticRegression's defaults on datasets held out of accuracy.py.
 
 Run: ``python benchmarks/tune_logistic.py`` (needs ``pip install -e ".[bench]"``);
-``--estimator tree`` tunes SemiPrivateTreeClassifier on the same tables.
+``--estimator tree`` (or ``sgd``) tunes SemiPrivateTreeClassifier (or
+PrivateSGDClassifier) on the same tables.
 
 The defaults must generalise, so they are chosen on tables that the accuracy
 benchmark (``accuracy.py``) does not use, and then checked there. Same setting
@@ -30,6 +31,7 @@ from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 
 from sklearn_semiprivate import (
+    PrivateSGDClassifier,
     PublicData,
     SemiPrivateLogisticRegression,
     SemiPrivateTreeClassifier,
@@ -52,6 +54,10 @@ ESTIMATORS = {
             "criterion": ["misclassification", "gini", "norm"],
             "max_depth": [3, 4],
         },
+    ),
+    "sgd": (
+        PrivateSGDClassifier,
+        {"radius": [10.0, 20.0, 40.0], "n_epochs": [5.0, 10.0, 20.0]},
     ),
 }
 
