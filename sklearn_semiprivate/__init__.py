@@ -17,6 +17,7 @@ from .classifiers import (
     SemiPrivateLogisticRegression,
     SemiPrivateTreeClassifier,
     SubSamplingActiveClassifier,
+    SubsampleTestReweighClassifier,
     SyntheticDataClassifier,
 )
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
@@ -43,6 +44,7 @@ __all__ = [
     "SemiPrivateLogisticRegression",
     "SemiPrivateTreeClassifier",
     "SubSamplingActiveClassifier",
+    "SubsampleTestReweighClassifier",
     "SyntheticDataClassifier",
     "__version__",
     "make_public_fitted_pipeline",

@@ -41,6 +41,13 @@ from sklearn_semiprivate import (
 from sklearn_semiprivate.hypotheses import DecisionStumps
 from sklearn_semiprivate.research import PublicDataReduction
 
+# Not listed: SubsampleTestReweighClassifier. Its fit needs the target
+# distribution's data (X_target/y_target, the local agents) or a
+# target_oracle; scikit-learn's checks call fit(X, y) only, and without a
+# target there is nothing to test a hypothesis on (fit raises a ValueError
+# asking for it). The contract pieces that apply (clone, get_params, fit not
+# writing parameters, Pipeline and cross_validate with fit params) are tested
+# in tests/classifiers/test_transfer.py.
 ESTIMATORS = [
     SemiPrivateClassifier(random_state=0),
     SemiPrivateClassifier("partition", random_state=0),

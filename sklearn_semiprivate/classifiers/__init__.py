@@ -14,6 +14,7 @@ from ._pate import PATEClassifier
 from ._semiprivate import SemiPrivateClassifier
 from ._sgd import PrivateSGDClassifier
 from ._synthetic import SyntheticDataClassifier
+from ._transfer import SubsampleTestReweighClassifier
 from ._tree import SemiPrivateTreeClassifier
 
 __all__ = [
@@ -25,5 +26,6 @@ __all__ = [
     "SemiPrivateLogisticRegression",
     "SemiPrivateTreeClassifier",
     "SubSamplingActiveClassifier",
+    "SubsampleTestReweighClassifier",
     "SyntheticDataClassifier",
 ]

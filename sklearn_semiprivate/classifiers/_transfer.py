@@ -1,0 +1,626 @@
+"""SubsampleTestReweighClassifier: transfer learning in the hybrid model.
+
+Kohen & Sheffet, *Transfer Learning in Differential Privacy's Hybrid-Model*,
+ICML 2022. A curator holds ``n`` labeled rows from a source distribution S;
+``N`` local agents hold rows from the target T and answer once each through a
+local randomizer. Repeat: draw a subsample from multiplicative weights over the
+curator's rows, train a learner on it, test the hypothesis on the target,
+reweigh. ``private=False`` is Algorithm 1, ``private=True`` Algorithm 2. The
+constants, costs and steps live in ``_transfer_steps.py``.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted
+
+from ..accounting import PrivacyAccountant, PrivacyCost
+from ..accounting._reservation import fit_cost, reserve_budget
+from ..exceptions import PrivacyLeakWarning
+from ..utils._nested_fit import seed_unset_random_states
+from ..utils._rng import noise_rng, public_seed, spawn_rngs
+from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
+from . import _transfer_steps as steps
+from ._base import check_private_labels, prepare_fit_data
+from ._progress import FitProgress
+
+__all__ = ["SubsampleTestReweighClassifier"]
+
+# The paper's range for alpha and beta (Algorithms 1 and 2: 0 < alpha, beta < 1/8).
+_ALPHA_MAX = 0.125
+
+
+def _learner_has(method):
+    def check(self):
+        return hasattr(self.estimator, method)
+
+    return check
+
+
+class _Plan:
+    """Every constant of a fit, computed from public parameters and counts."""
+
+    __slots__ = (
+        "curator_bound",
+        "kappa",
+        "learner",
+        "learner_cost",
+        "m",
+        "n0",
+        "round_cost",
+        "rounds",
+        "threshold",
+        "tolerance",
+    )
+
+    def __init__(self, **values):
+        for name in self.__slots__:
+            setattr(self, name, values.get(name))
+
+
+class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
+    """Subsample-Test-Reweigh: learn for a target from source rows (hybrid model).
+
+    The curator's rows ``(X, y)`` come from a source distribution S; the
+    target's rows belong to local agents, who each answer one question once.
+    Each round ``t``:
+
+    1. (private) project the weights onto κ-dense ones (eq. (2)) and
+       normalize: ``µ_t``;
+    2. draw ``n_subsample`` rows i.i.d. from ``µ_t`` and fit a clone of
+       ``estimator`` on them: ``h_t``;
+    3. estimate ``h_t``'s 0-1 loss on the target: ``a_t`` (Algorithm 1: an
+       exact statistical query on ``X_target``; Algorithm 2: a fresh batch of
+       local agents, each answering once through randomized response);
+    4. halt with ``h_t`` if ``a_t`` is small (``<= 2α + τ``, Algorithm 1;
+       ``<= 3α``, Algorithm 2), else reweigh every curator row
+       ``w_i ← w_i exp(-α/8 [1 - L(h_t(x_i), y_i)])``.
+
+    Without halting within ``max_iter`` rounds, the hypothesis of smallest
+    estimated target loss is kept (the agnostic variant of Section 3).
+
+    Parameters
+    ----------
+    estimator : estimator
+        The learner ``M``. With ``private=True``: a differentially private
+        classifier of this package with an ``epsilon`` parameter (and
+        ``delta`` if approximate), e.g. :class:`PrivateSGDClassifier`; its
+        ``epsilon``/``delta`` are set so that it is ``(1, δ_M)``-DP for
+        replace-one neighbours (Section 4: "apply M with ε = 1"). With
+        ``private=False``: any classifier.
+    alpha : float
+        Accuracy target α in ``(0, 1/8)`` (the paper's range); the
+        multiplicative-weights rate is ``η = α/8``.
+    beta : float, default=0.1
+        Failure probability β in ``(0, 1/8)``; sets the default round,
+        subsample and batch sizes.
+    epsilon : float
+        The curator's privacy target ``> 0`` (``private=True``).
+    delta : float
+        The curator's privacy target in ``(0, 1)`` (``private=True``).
+    chi2_bound : float, default=None
+        A bound on ``χ²(T || S)``; gives the defaults ``kappa = α / (8
+        (χ² + 1))`` (Alg. 2) and ``max_iter`` (Thm 3.1, 4.3).
+    kappa : float, default=None
+        Density κ in ``(0, 1]`` of the projection (Def. 4.1). None: from
+        ``chi2_bound``.
+    local_epsilon : float
+        Each local agent's ε ``> 0``.
+    local_delta : float, default=0.0
+        Each local agent's δ in ``[0, 1)``: 0 is binary randomized response of
+        a Bernoulli(loss) bit (pure ε); above 0, the paper's Gaussian
+        ``RR_{ε,δ}``.
+    max_iter : int, default=None
+        ``T``, the most rounds. None: Algorithm 1's ``32 log2(8(χ²+1)/α)/α²``
+        or Algorithm 2's ``128 log2(8(χ²+1)/α)/α²`` (needs ``chi2_bound``).
+        The curator's accounting is for ``T`` rounds, and ``T`` batches of
+        agents are set aside.
+    n_subsample : int, default=None
+        ``m1``, rows drawn per round. None: ``ceil((d + 1 + ln(T/β)) / α)``
+        (a utility constant; the privacy analysis covers every value).
+    n_agents_per_round : int, default=None
+        ``N0``, agents per round (Alg. 2). None: enough for ``|a_t -
+        err_T(h_t)| <= α`` with probability ``1 - β/T`` by Hoeffding for the
+        randomizer used.
+    private : bool, default=True
+        Algorithm 2 (True) or Algorithm 1 (False, not private).
+    random_state : int, RandomState instance or None, default=None
+        Seeds the public side only: the assignment of agents to batches and
+        the learner's unset ``random_state`` (and, with ``private=False``,
+        the draws). With ``private=True`` the draws from ``µ_t`` and the
+        randomized responses are fresh OS entropy on every fit (see
+        :func:`~sklearn_semiprivate.reproducible_noise`).
+    verbose : int, default=0
+        Print the plan and one line per round (round, estimated target loss).
+    accountant : PrivacyAccountant, default=None
+        Charged ``privacy_spent_`` before the first private read.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        The kept hypothesis ``h``; ``predict`` uses it.
+    classes_ : ndarray of shape (n_classes,)
+        The label set.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Feature names, when ``X`` has string column names.
+    n_iter_ : int
+        Rounds run.
+    best_iter_ : int
+        The round (0-based) of ``estimator_``.
+    halted_ : bool
+        Whether the halting rule stopped the loop (else ``max_iter`` rounds
+        ran and the best estimate was kept).
+    history_ : dict of ndarray of shape (n_iter_,)
+        Per round: ``"target_loss"`` (``a_t``), ``"n_agents"`` (agents
+        asked), ``"max_weight"`` (``n · max_i µ_t,i``) and
+        ``"effective_size"`` (``1 / (n Σ µ_t,i²)``). With ``private=True``
+        the two weight summaries are their public bounds ``1/κ`` and ``κ``
+        (Def. 4.1): the weights themselves are computed from the curator's
+        rows outside the accounted releases and are never released.
+    max_iter_, kappa_, n_subsample_, n_agents_per_round_ : int or float
+        The constants used (``kappa_`` is None and ``n_agents_per_round_``
+        0 with ``private=False``).
+    threshold_ : float
+        The halting threshold on ``a_t``.
+    tolerance_ : float
+        Algorithm 1's τ (Hoeffding on ``X_target``; 0 with a
+        ``target_oracle``); with ``private=True``, α.
+    learner_privacy_ : PrivacyCost or None
+        The learner's replace-one cost ``(ε, δ_M)``.
+    round_privacy_ : PrivacyCost or None
+        Claim 4.1's ``(ε*, δ*)`` per round.
+    curator_bound_ : PrivacyCost or None
+        Advanced composition of ``max_iter_`` rounds (Thm 4.2): at most
+        ``privacy_spent_``.
+    privacy_spent_ : PrivacyCost
+        The curator's ``(epsilon, delta)`` (replace-one neighbours); ``(inf,
+        1)`` with ``private=False``.
+    local_privacy_ : PrivacyCost
+        Each agent's ``(local_epsilon, local_delta)`` (one answer each);
+        ``(inf, 1)`` with ``private=False``.
+
+    See Also
+    --------
+    PrivateSGDClassifier : the paper's private learner (Algorithm 3).
+
+    Notes
+    -----
+    **Privacy (private=True).** Curator: replace-one neighbours on ``(X, y)``,
+    ``n`` public. The weights start at κ and only decrease, so they stay in
+    ``(0, κ]``; each round's draws from the κ-dense ``µ_t`` followed by the
+    learner (replace-one ``(ε, δ_M)``, its stated cost doubled by group
+    privacy) are ``(ε*, δ*)``-DP with ``ε* = 6 ε m1/(κn)``, ``δ* = 4 m1
+    e^{ε*} δ_M/(κn)`` (Claim 4.1); the ``max_iter`` rounds compose by
+    advanced composition with slack ``δ/2`` (Thm 4.2), and ``δ_M = κδ/(8eT)``
+    makes ``T δ* <= δ/2``. ``fit`` raises a ``ValueError`` naming the rows
+    needed when ``n`` is too small for ``(epsilon, delta)``. Reweighing and
+    the halting rule read the curator's rows only through ``h_t`` and the
+    agents' answers (the weights are never released). Local agents: each
+    agent of ``X_target`` is in at most one batch and answers once, through
+    :class:`~sklearn_semiprivate.mechanisms.LossRandomizedResponse`
+    (``local_epsilon``-LDP, exactly) or the Gaussian randomizer. A refit on
+    the same ``X_target`` asks every agent again. A ``target_oracle`` is
+    trusted to answer with ``local_privacy_``.
+
+    **Differences from the paper.** The learner is configured at replace-one
+    ``ε = 1`` (stated ``ε = 1/2``, add/remove learners doubled); the curator
+    composition is solved exactly instead of Thm 4.2's sufficient ``n >= m1
+    sqrt(288 T ln(2/δ))/(εκ)``; ``N0`` is Hoeffding for the randomizer used;
+    the loss is the 0-1 loss.
+
+    References
+    ----------
+    D. Kohen, O. Sheffet. Transfer Learning in Differential Privacy's
+    Hybrid-Model. ICML 2022 (Algorithms 1-2, Claim 4.1, Theorems 4.2-4.3).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from sklearn_semiprivate import (PrivacyLeakWarning, PrivateSGDClassifier,
+    ...                                  SubsampleTestReweighClassifier,
+    ...                                  reproducible_noise)
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(12_000, 2))                # curator: source S
+    >>> y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> X_t = rng.normal(0.5, 0.5, size=(6_000, 2))     # local agents: target T
+    >>> y_t = (X_t[:, 0] + X_t[:, 1] > 0).astype(int)
+    >>> sgd = PrivateSGDClassifier(classes=[0, 1], bounds=(-4, 4))
+    >>> clf = SubsampleTestReweighClassifier(
+    ...     sgd, alpha=0.1, epsilon=1.0, delta=1e-5, kappa=0.5,
+    ...     local_epsilon=1.0, max_iter=5, n_subsample=200, random_state=0)
+    >>> with warnings.catch_warnings():  # seeded noise for the doc: not private
+    ...     warnings.simplefilter("ignore", PrivacyLeakWarning)
+    ...     with reproducible_noise():
+    ...         clf = clf.fit(X, y, X_target=X_t, y_target=y_t)
+    >>> clf.privacy_spent_, clf.local_privacy_
+    (PrivacyCost(epsilon=1.0, delta=1e-05), PrivacyCost(epsilon=1.0, delta=0.0))
+    >>> clf.n_agents_per_round_, clf.n_iter_ <= 5, round(clf.threshold_, 6)
+    (1079, True, 0.3)
+
+    Halting at ``a_t <= 3 alpha`` gives ``err_T <= 4 alpha`` with probability
+    ``1 - 3 beta`` (Thm 4.3):
+
+    >>> bool(clf.score(X_t, y_t) >= 1 - 4 * clf.alpha)
+    True
+    """
+
+    __metadata_request__fit = {"X_public": True, "y_public": True}
+
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "alpha": [Interval(Real, 0, _ALPHA_MAX, closed="neither")],
+        "beta": [Interval(Real, 0, _ALPHA_MAX, closed="neither")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "delta": [Interval(Real, 0, 1, closed="neither")],
+        "chi2_bound": [Interval(Real, 0, None, closed="left"), None],
+        "kappa": [Interval(Real, 0, 1, closed="right"), None],
+        "local_epsilon": [Interval(Real, 0, None, closed="neither")],
+        "local_delta": [Interval(Real, 0, 1, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "n_subsample": [Interval(Integral, 1, None, closed="left"), None],
+        "n_agents_per_round": [Interval(Integral, 1, None, closed="left"), None],
+        "private": ["boolean"],
+        "random_state": ["random_state"],
+        "verbose": ["verbose"],
+        "accountant": [PrivacyAccountant, None],
+    }
+
+    def __init__(
+        self,
+        estimator,
+        *,
+        alpha,
+        beta=0.1,
+        epsilon,
+        delta,
+        chi2_bound=None,
+        kappa=None,
+        local_epsilon,
+        local_delta=0.0,
+        max_iter=None,
+        n_subsample=None,
+        n_agents_per_round=None,
+        private=True,
+        random_state=None,
+        verbose=0,
+        accountant=None,
+    ):
+        self.estimator = estimator
+        self.alpha = alpha
+        self.beta = beta
+        self.epsilon = epsilon
+        self.delta = delta
+        self.chi2_bound = chi2_bound
+        self.kappa = kappa
+        self.local_epsilon = local_epsilon
+        self.local_delta = local_delta
+        self.max_iter = max_iter
+        self.n_subsample = n_subsample
+        self.n_agents_per_round = n_agents_per_round
+        self.private = private
+        self.random_state = random_state
+        self.verbose = verbose
+        self.accountant = accountant
+
+    # False: the learner's parameters are validated by its own fit.
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(
+        self,
+        X,
+        y,
+        X_public=None,
+        y_public=None,
+        *,
+        X_target=None,
+        y_target=None,
+        target_oracle=None,
+    ):
+        """Run Subsample-Test-Reweigh on the curator's rows and the target.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The curator's rows from the source S (protected).
+        y : array-like of shape (n_samples,)
+            Their labels (protected).
+        X_public : PublicData or array-like, default=None
+            Public rows, passed to every fit of the learner as they are (for
+            :class:`PrivateSGDClassifier`: scaling and start).
+        y_public : array-like, default=None
+            Public labels when ``X_public`` is a raw array.
+        X_target : array-like of shape (n_agents, n_features), default=None
+            The local agents' rows from the target T (each agent's own).
+        y_target : array-like of shape (n_agents,), default=None
+            Their labels.
+        target_oracle : callable, default=None
+            ``target_oracle(h) -> float``: a privatized estimate of the
+            fitted hypothesis ``h``'s 0-1 loss on T, for agents that are
+            remote. Give either it or ``X_target``/``y_target``.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        progress = FitProgress(self, self.verbose)
+        rng_agents, rng_learner, rng_draws = spawn_rngs(self.random_state, 3)
+        steps.check_target_source(X_target, y_target, target_oracle)
+        if self.private:
+            steps.check_private_learner(self.estimator.get_params(deep=False))
+        with warnings.catch_warnings():
+            if not self.private:
+                # Algorithm 1 is not private: reading the labels is no leak.
+                warnings.simplefilter("ignore", PrivacyLeakWarning)
+            data = prepare_fit_data(
+                self, X, y, X_public, y_public,
+                classes=self._declared_classes(), n_public=None, rng=None,
+            )  # fmt: skip
+        n, d = data.X.shape
+        n_target = None
+        if target_oracle is None:
+            X_target, y_target = steps.check_target(X_target, y_target, d)
+            n_target = X_target.shape[0]
+        learner_kw = {}
+        if X_public is not None:
+            learner_kw = {"X_public": X_public, "y_public": y_public}
+        # Every constant from public parameters and counts, before any read.
+        plan = self._plan(n, d, n_target, data.classes, learner_kw)
+        progress.say(
+            f"T={plan.rounds} rounds, m1={plan.m} draws per round, "
+            f"kappa={plan.kappa}, N0={plan.n0} agents per round, halt at "
+            f"a_t <= {plan.threshold:.4g}"
+        )
+        # Reserved atomically before the first private read.
+        reserve_budget(self.accountant, self._privacy_cost(), self)
+        check_private_labels(data.y, data.classes)
+
+        # Alg. 2's draws and answers are privacy noise (Claim 4.1 needs the
+        # draws hidden): fresh entropy. Alg. 1 is not private: seeded.
+        rng = noise_rng(self.random_state) if self.private else rng_draws
+        if target_oracle is None and self.private:
+            # Agents -> batches: a data-independent assignment, each agent in
+            # at most one batch (Alg. 2: "a new batch of N0 local-users").
+            batches = rng_agents.permutation(n_target)[: plan.n0 * plan.rounds]
+            batches = batches.reshape(plan.rounds, plan.n0)
+            randomizer = steps.local_randomizer(
+                float(self.local_epsilon), float(self.local_delta)
+            )
+        kappa = plan.kappa if self.private else None
+        # Alg. 2 starts every weight at kappa (Alg. 1 at 1): in (0, kappa].
+        log_w = np.full(n, math.log(kappa) if self.private else 0.0)
+        losses, max_w, ess, n_agents = [], [], [], []
+        best, best_loss, best_iter, halted = None, np.inf, 0, False
+        for t in range(plan.rounds):
+            learner = seed_unset_random_states(
+                clone(plan.learner), public_seed(rng_learner)
+            )
+            # Claim 4.1's round: kappa-dense mu_t, m1 secret draws, M.
+            fitted, mu = steps.curator_round(
+                data.X, data.y, log_w, kappa, plan.m,
+                steps.FitWith(learner, learner_kw), rng,
+            )  # fmt: skip
+            h = fitted.estimator
+            if target_oracle is not None:
+                a_t = steps.check_oracle_answer(target_oracle(h))
+                asked = 0
+            elif self.private:
+                # One answer per agent of batch t, through the LDP randomizer.
+                batch = batches[t]
+                a_t = steps.local_test(
+                    h, X_target[batch], y_target[batch], randomizer, rng
+                )
+                asked = batch.size
+            else:
+                # Algorithm 1's SQ oracle: the exact mean loss on the target.
+                a_t = float(steps.zero_one_losses(h, X_target, y_target).mean())
+                asked = n_target
+            losses.append(a_t)
+            n_agents.append(asked)
+            if self.private:
+                max_w.append(1.0 / kappa)
+                ess.append(kappa)
+            else:
+                max_w.append(n * mu.max())
+                ess.append(1.0 / (n * np.dot(mu, mu)))
+            progress.say(
+                f"round {t + 1}/{plan.rounds}: estimated target loss {a_t:.4f}"
+            )
+            if a_t < best_loss:
+                best, best_loss, best_iter = h, a_t, t
+            if a_t <= plan.threshold:
+                halted = True
+                break
+            log_w = steps.reweigh(
+                log_w, steps.zero_one_losses(h, data.X, data.y), float(self.alpha)
+            )
+        progress.say(
+            f"{'halted' if halted else 'stopped'} after {len(losses)} rounds; "
+            f"kept round {best_iter + 1} (estimated target loss {best_loss:.4f})"
+        )
+        self.estimator_ = best
+        self.classes_ = data.classes
+        self.n_iter_ = len(losses)
+        self.best_iter_ = best_iter
+        self.halted_ = halted
+        self.history_ = {
+            "target_loss": np.asarray(losses),
+            "n_agents": np.asarray(n_agents, dtype=np.int64),
+            "max_weight": np.asarray(max_w),
+            "effective_size": np.asarray(ess),
+        }
+        self.max_iter_ = plan.rounds
+        self.kappa_ = kappa
+        self.n_subsample_ = plan.m
+        self.n_agents_per_round_ = plan.n0
+        self.threshold_ = plan.threshold
+        self.tolerance_ = plan.tolerance
+        self.learner_privacy_ = plan.learner_cost
+        self.round_privacy_ = plan.round_cost
+        self.curator_bound_ = plan.curator_bound
+        self.privacy_spent_ = self._privacy_cost()
+        self.local_privacy_ = self._local_privacy()
+        return self
+
+    def _declared_classes(self):
+        """The learner's ``classes`` parameter (public), if any."""
+        return self.estimator.get_params(deep=False).get("classes")
+
+    def _privacy_cost(self, **fit_params):
+        """The curator's cost, from the parameters alone."""
+        if not self.private:
+            return PrivacyCost(math.inf, 1.0)
+        return PrivacyCost(float(self.epsilon), float(self.delta))
+
+    def _local_privacy(self):
+        if not self.private:
+            return PrivacyCost(math.inf, 1.0)
+        return PrivacyCost(float(self.local_epsilon), float(self.local_delta))
+
+    def _rounds(self):
+        if self.max_iter is not None:
+            return int(self.max_iter)
+        if self.chi2_bound is None:
+            raise ValueError(
+                "Give max_iter or chi2_bound: the number of rounds T is "
+                "32 log2(8(chi2+1)/alpha)/alpha^2 (Alg. 1) or 128 ... (Alg. 2)."
+            )
+        return steps.default_rounds(
+            float(self.alpha), float(self.chi2_bound), self.private
+        )
+
+    def _plan(self, n, d, n_target, classes, learner_kw):
+        """All constants of the fit; raises naming the rows or agents needed."""
+        alpha, beta = float(self.alpha), float(self.beta)
+        rounds = self._rounds()
+        m = self.n_subsample
+        if m is None:
+            m = steps.default_subsample(alpha, beta, rounds, d)
+        learner = clone(self.estimator)
+        params = learner.get_params(deep=False)
+        if "classes" in params and params["classes"] is None:
+            learner.set_params(classes=classes)
+        if not self.private:
+            tolerance = 0.0
+            if n_target is not None:
+                tolerance = steps.sq_tolerance(n_target, rounds, beta)
+            # Alg. 1: halt when a_t <= 2 alpha + tau (+ alpha_H = 0).
+            return _Plan(
+                rounds=rounds, m=m, n0=0, learner=learner, tolerance=tolerance,
+                threshold=2.0 * alpha + tolerance,
+            )  # fmt: skip
+        kappa = self.kappa
+        if kappa is None:
+            if self.chi2_bound is None:
+                raise ValueError(
+                    "Give kappa or chi2_bound: Algorithm 2 sets kappa = alpha / "
+                    "(8 (chi2 + 1))."
+                )
+            kappa = steps.default_kappa(alpha, float(self.chi2_bound))
+        kappa = float(kappa)
+        epsilon, delta = float(self.epsilon), float(self.delta)
+        settings = steps.learner_settings(params, kappa, delta, rounds)
+        if "accountant" in params:
+            # The curator's ledger is charged for the whole fit, once.
+            settings["accountant"] = None
+        learner.set_params(**settings)
+        learner_cost = steps.replace_one_cost(fit_cost(learner, **learner_kw))
+        needed = steps.curator_rows_needed(
+            learner_cost, m, kappa, rounds, epsilon, delta
+        )
+        if n < needed:
+            raise ValueError(
+                f"Algorithm 2 needs n >= {needed} curator rows for "
+                f"(epsilon={epsilon:g}, delta={delta:g}) over T={rounds} rounds "
+                f"with m1={m} draws per round and kappa={kappa:g} (Claim 4.1 "
+                f"and advanced composition, Thm 4.2); X has {n} rows. Pass more "
+                "rows, or a smaller max_iter or n_subsample, or a larger kappa."
+            )
+        round_cost = steps.round_privacy_cost(learner_cost, m, kappa, n)
+        curator_bound = steps.curator_privacy_cost(round_cost, rounds, delta)
+        n0 = self.n_agents_per_round
+        if n0 is None:
+            n0 = steps.agents_per_round(
+                alpha, beta, rounds, float(self.local_epsilon),
+                float(self.local_delta),
+            )  # fmt: skip
+        if n_target is not None and n_target < n0 * rounds:
+            raise ValueError(
+                f"Algorithm 2 asks a fresh batch of N0={n0} local agents in each "
+                f"of T={rounds} rounds, each agent once: it needs "
+                f"{n0 * rounds} target rows; X_target has {n_target}. Pass more "
+                "agents, or a smaller max_iter or n_agents_per_round."
+            )
+        return _Plan(
+            rounds=rounds, m=m, n0=n0 if n_target is not None else 0,
+            learner=learner, tolerance=alpha, threshold=3.0 * alpha,
+            kappa=kappa, learner_cost=learner_cost, round_cost=round_cost,
+            curator_bound=curator_bound,
+        )  # fmt: skip
+
+    def predict(self, X):
+        """Labels from the kept hypothesis (post-processing, no noise).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points to label.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.estimator_.predict(X)
+
+    @available_if(_learner_has("predict_proba"))
+    def predict_proba(self, X):
+        """Class probabilities from the kept hypothesis.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        proba = np.zeros((X.shape[0], self.classes_.size))
+        cols = np.searchsorted(self.classes_, self.estimator_.classes_)
+        proba[:, cols] = self.estimator_.predict_proba(X)
+        return proba
+
+    @available_if(_learner_has("decision_function"))
+    def decision_function(self, X):
+        """Scores from the kept hypothesis.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Points.
+
+        Returns
+        -------
+        scores : ndarray
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return self.estimator_.decision_function(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags

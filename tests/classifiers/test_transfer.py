@@ -1,0 +1,510 @@
+"""SubsampleTestReweighClassifier (Kohen-Sheffet 2022, Alg. 1 and 2).
+
+* Pi_kappa is kappa-dense and equals a brute-force root of its equation;
+* the local randomizer's epsilon is checked exactly (a Laplace randomizer of
+  scale 1/(25 eps), as in a public reference implementation, is caught), and
+  its de-biased estimates are unbiased;
+* Claim 4.1 and Thm 4.2's arithmetic asserted exactly, and the rows-needed
+  boundary;
+* each local agent answers at most once;
+* a statistical epsilon lower bound of a tiny curator round stays below
+  Claim 4.1's epsilon, and exceeds it for a learner left at epsilon 25;
+* bad input raises before the ledger is charged or the learner is fitted.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import cross_validate
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer
+
+from sklearn_semiprivate import (
+    PrivacyAccountant,
+    PrivacyCost,
+    PrivateSGDClassifier,
+    SubsampleTestReweighClassifier,
+    reproducible_noise,
+)
+from sklearn_semiprivate.accounting import compose_advanced
+from sklearn_semiprivate.audit import epsilon_lower_bound
+from sklearn_semiprivate.classifiers import _transfer_steps as steps
+from sklearn_semiprivate.mechanisms import project_kappa_dense
+from sklearn_semiprivate.utils import noise_rng
+
+
+class NoisyMajority(ClassifierMixin, BaseEstimator):
+    """A tiny DP learner: the majority label by a Laplace count (sensitivity 1)."""
+
+    def __init__(self, epsilon=1.0, classes=None, random_state=None):
+        self.epsilon = epsilon
+        self.classes = classes
+        self.random_state = random_state
+
+    def _privacy_cost(self, **fit_params):
+        return PrivacyCost(float(self.epsilon), 0.0)
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        ones = np.sum(y == 1) + noise_rng(self.random_state).laplace(
+            0.0, 1.0 / self.epsilon
+        )
+        self.label_ = int(ones > y.size / 2)
+        return self
+
+    def predict(self, X):
+        return np.full(np.asarray(X).shape[0], self.label_)
+
+
+class Spy(NoisyMajority):
+    """Counts its fits (class-level, clones included)."""
+
+    fits = 0
+
+    def fit(self, X, y):
+        type(self).fits += 1
+        return super().fit(X, y)
+
+
+def source_target(n=3000, n_target=4000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    X_t = rng.normal(0.5, 0.5, size=(n_target, 2))
+    return X, (X[:, 0] > 0).astype(int), X_t, (X_t[:, 0] > 0).astype(int)
+
+
+def stl(estimator=None, **params):
+    params = {
+        "alpha": 0.1, "epsilon": 2.0, "delta": 1e-5, "kappa": 0.5,
+        "local_epsilon": 1.0, "max_iter": 3, "n_subsample": 20, **params,
+    }  # fmt: skip
+    return SubsampleTestReweighClassifier(
+        estimator or NoisyMajority(classes=[0, 1]), **params
+    )
+
+
+# -- Pi_kappa (eq. (2), Def. 4.1) ---------------------------------------------
+
+
+def brute_force_projection(w, kappa):
+    """Smallest c with sum(min(c w, 1)) = kappa n, by bisection on c."""
+    n = w.size
+    lo, hi = 0.0, 1.0 / w.min()  # at hi every entry is capped: sum = n
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if np.minimum(mid * w, 1.0).sum() >= kappa * n:
+            hi = mid
+        else:
+            lo = mid
+    return np.minimum(hi * w, 1.0)
+
+
+@pytest.mark.parametrize("kappa", [0.05, 0.3, 0.5, 0.9, 1.0])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_projection_is_kappa_dense_and_solves_its_equation(kappa, seed):
+    rng = np.random.default_rng(seed)
+    w = np.exp(rng.normal(scale=3.0, size=200))  # weights over many scales
+    p = project_kappa_dense(w, kappa)
+    assert math.isclose(p.sum(), kappa * w.size, rel_tol=1e-10)
+    assert p.max() <= 1.0 + 1e-12
+    # Def. 4.1: kappa * max <= mean (so max mu <= 1 / (kappa n)).
+    assert kappa * p.max() <= p.mean() * (1 + 1e-10)
+    np.testing.assert_allclose(p, brute_force_projection(w, kappa), rtol=1e-9)
+    # The same from log weights, as the fit calls it.
+    np.testing.assert_allclose(
+        project_kappa_dense(np.log(w), kappa, log_weights=True), p, rtol=1e-9
+    )
+
+
+def test_round_distribution_is_kappa_dense_after_reweighing():
+    X, y, _, _ = source_target(n=500)
+    log_w = np.full(500, math.log(0.2))
+    for _ in range(30):
+        log_w = steps.reweigh(log_w, (X[:, 0] > 0.3).astype(float), 0.1)
+    assert np.all(log_w <= math.log(0.2))  # weights stay in (0, kappa]
+    _, mu = steps.curator_round(
+        X, y, log_w, 0.2, 10, NoisyMajority(), np.random.default_rng(0)
+    )
+    assert mu.max() <= 1.0 / (0.2 * 500) * (1 + 1e-12)
+
+
+# -- the local randomizer -------------------------------------------------------
+
+
+LOSSES = np.linspace(0.0, 1.0, 11)
+
+
+def exact_local_epsilon(randomizer, losses=LOSSES):
+    """max over outputs and pairs of losses of |log P(o|a) - log P(o|b)|."""
+    logp = np.log(randomizer.output_probabilities(losses))
+    return float(np.max(logp.max(axis=0) - logp.min(axis=0)))
+
+
+def laplace_epsilon(scale, losses=LOSSES):
+    """Exact LDP epsilon of loss + Laplace(scale) on [0, 1], on an output grid."""
+    out = np.linspace(-5.0, 6.0, 2201)[:, None]
+    logp = -np.abs(out - losses[None, :]) / scale
+    return float(np.max(logp.max(axis=1) - logp.min(axis=1)))
+
+
+@pytest.mark.parametrize("local_epsilon", [0.1, 0.5, 1.0, 3.0])
+def test_local_randomizer_epsilon_is_exact(local_epsilon):
+    rr = steps.local_randomizer(local_epsilon, 0.0)
+    assert math.isclose(exact_local_epsilon(rr), local_epsilon, rel_tol=1e-12)
+    assert rr.privacy_cost == PrivacyCost(local_epsilon, 0.0)
+    # The reference implementation's Laplace of scale 1/(25 eps) is 25 eps-LDP:
+    # the same check catches it.
+    mutant = laplace_epsilon(1.0 / (25 * local_epsilon))
+    assert math.isclose(mutant, 25 * local_epsilon, rel_tol=1e-9)
+    assert mutant > local_epsilon
+
+
+def test_gaussian_local_randomizer_meets_its_delta_exactly():
+    # Balle & Wang 2018, Thm 8: the exact delta(eps) of N(0, s^2), sensitivity 1.
+    eps, delta = 1.0, 1e-6
+    s = steps.local_randomizer(eps, delta).sigma
+    exact = norm.cdf(0.5 / s - eps * s) - math.exp(eps) * norm.cdf(-0.5 / s - eps * s)
+    assert exact <= delta * (1 + 1e-9)
+    # The paper's sigma^2 = 2 ln(2/delta)/eps^2 is larger (also valid).
+    assert s <= math.sqrt(2 * math.log(2 / delta)) / eps
+
+
+def test_randomized_response_estimate_is_unbiased_exactly():
+    rr = steps.local_randomizer(0.7, 0.0)
+    for loss in [0.0, 0.25, 0.5, 1.0]:
+        p0, p1 = rr.output_probabilities(loss)
+        expected = p0 * rr.estimate_mean([0]) + p1 * rr.estimate_mean([1])
+        assert math.isclose(expected, loss, abs_tol=1e-12)
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("local_delta", [0.0, 1e-5])
+def test_local_test_is_unbiased(local_delta):
+    # 0-1 losses of a constant hypothesis: the batch's mean is known exactly.
+    rng = np.random.default_rng(0)
+    y = (rng.random(2000) < 0.3).astype(int)
+    h = NoisyMajority().fit(np.zeros((2, 1)), np.array([0, 0]))
+    h.label_ = 0
+    true = float(np.mean(y != 0))
+    rr = steps.local_randomizer(1.0, local_delta)
+    est = np.array(
+        [steps.local_test(h, np.zeros((2000, 1)), y, rr, rng) for _ in range(400)]
+    )
+    se = est.std(ddof=1) / math.sqrt(est.size)
+    assert abs(est.mean() - true) < 5 * se  # 5 standard errors: p < 1e-6
+
+
+# -- accounting -----------------------------------------------------------------
+
+
+def test_composition_arithmetic_exactly():
+    X, y, X_t, y_t = source_target(n=6000, n_target=30_000)
+    sgd = PrivateSGDClassifier(classes=[0, 1], bounds=(-4, 4), n_epochs=1.0)
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = stl(sgd, kappa=0.5, max_iter=4, n_subsample=50, accountant=acc)
+    clf.fit(X, y, X_target=X_t, y_target=y_t)
+    kappa, T, m, n, delta = 0.5, 4, 50, 6000, 1e-5
+    # The learner at replace-one (1, kappa delta / (8 e T)) (Thm 4.2's proof):
+    # stated (1/2, delta_M / (1 + e^(1/2))), doubled by group privacy.
+    delta_m = kappa * delta / (8 * math.e * T)
+    assert clf.learner_privacy_.epsilon == 1.0
+    assert math.isclose(clf.learner_privacy_.delta, delta_m, rel_tol=1e-12)
+    # Claim 4.1.
+    eps_star = 6 * 1.0 * m / (kappa * n)
+    delta_star = 4 * m * math.exp(eps_star) * clf.learner_privacy_.delta / (kappa * n)
+    assert clf.round_privacy_ == PrivacyCost(eps_star, delta_star)
+    # Thm 4.2: advanced composition with slack delta / 2 (or basic if smaller).
+    adv = math.sqrt(2 * T * math.log(2 / delta)) * eps_star + T * eps_star * math.expm1(
+        eps_star
+    )
+    assert clf.curator_bound_ == compose_advanced(clf.round_privacy_, T, delta / 2)
+    expected = (
+        PrivacyCost(adv, T * delta_star + delta / 2)
+        if adv < T * eps_star
+        else PrivacyCost(T * eps_star, T * delta_star)
+    )
+    assert clf.curator_bound_ == expected
+    assert clf.curator_bound_.epsilon <= 2.0 and clf.curator_bound_.delta <= delta
+    assert clf.privacy_spent_ == PrivacyCost(2.0, 1e-5) == acc.spent()
+    assert clf.local_privacy_ == PrivacyCost(1.0, 0.0)
+
+
+def test_rows_needed_is_the_exact_boundary():
+    cost, m, kappa, T, eps, delta = PrivacyCost(1.0, 1e-9), 30, 0.25, 20, 1.0, 1e-6
+    needed = steps.curator_rows_needed(cost, m, kappa, T, eps, delta)
+
+    def composed(n):
+        return steps.curator_privacy_cost(
+            steps.round_privacy_cost(cost, m, kappa, n), T, delta
+        )
+
+    assert composed(needed).epsilon <= eps and composed(needed).delta <= delta
+    assert composed(needed - 1).epsilon > eps
+    # Thm 4.2's closed form is sufficient, hence at least the exact need.
+    assert needed <= m * math.sqrt(288 * T * math.log(2 / delta)) / (eps * kappa)
+
+
+def test_too_few_curator_rows_raises_naming_the_rows_needed():
+    X, y, X_t, y_t = source_target(n=1000)
+    Spy.fits = 0
+    clf = stl(Spy(classes=[0, 1]), epsilon=0.5, max_iter=3, n_subsample=20, kappa=0.5)
+    needed = steps.curator_rows_needed(PrivacyCost(1.0, 0.0), 20, 0.5, 3, 0.5, 1e-5)
+    assert needed > 1000
+    with pytest.raises(ValueError, match=f"needs n >= {needed} curator rows"):
+        clf.fit(X, y, X_target=X_t, y_target=y_t)
+    assert Spy.fits == 0
+
+
+# -- local agents -------------------------------------------------------------------
+
+
+def test_each_local_agent_answers_at_most_once(monkeypatch):
+    X, y, _, _ = source_target(n=3000)
+    rng = np.random.default_rng(1)
+    X_t = np.column_stack([np.arange(5000.0), rng.normal(size=5000)])  # ids
+    y_t = 1 - (X_t[:, 1] > 0).astype(int)  # never fits: no halt
+    seen = []
+    original = steps.local_test
+
+    def recording(h, X_batch, y_batch, randomizer, rng):
+        seen.append(X_batch[:, 0].copy())
+        return original(h, X_batch, y_batch, randomizer, rng)
+
+    monkeypatch.setattr(steps, "local_test", recording)
+    answered = []
+    original_randomizer = steps.local_randomizer
+
+    def counting(eps, delta):
+        rr = original_randomizer(eps, delta)
+        sample = rr.sample
+
+        def counted(losses, *, random_state=None):
+            answered.append(np.size(losses))
+            return sample(losses, random_state=random_state)
+
+        rr.sample = counted
+        return rr
+
+    monkeypatch.setattr(steps, "local_randomizer", counting)
+    clf = stl(
+        epsilon=20.0, local_epsilon=2.0, n_agents_per_round=600, max_iter=8,
+        alpha=0.01,
+    )  # fmt: skip
+    clf.fit(X, y, X_target=X_t, y_target=y_t)
+    assert len(seen) == clf.n_iter_ and clf.n_iter_ >= 2
+    ids = np.concatenate(seen)
+    assert ids.size == 600 * clf.n_iter_ == np.unique(ids).size
+    assert answered == [600] * clf.n_iter_  # one answer per agent, per round
+    np.testing.assert_array_equal(clf.history_["n_agents"], 600)
+
+
+def test_too_few_local_agents_raises_before_any_read():
+    X, y, X_t, y_t = source_target(n=3000, n_target=1000)
+    Spy.fits = 0
+    acc = PrivacyAccountant(epsilon=10.0)
+    clf = stl(Spy(classes=[0, 1]), max_iter=3, accountant=acc)
+    n0 = steps.agents_per_round(0.1, 0.1, 3, 1.0, 0.0)
+    with pytest.raises(ValueError, match=f"it needs {3 * n0} target rows"):
+        clf.fit(X, y, X_target=X_t, y_target=y_t)
+    assert Spy.fits == 0 and acc.spent() == PrivacyCost(0.0, 0.0)
+
+
+# -- statistical epsilon lower bound ----------------------------------------------
+
+
+def curator_outputs(y, kappa, m, settings, n_samples, rng):
+    """Outputs of Claim 4.1's round (the fit's own code) on labels y."""
+    X = np.zeros((y.size, 1))
+    log_w = np.full(y.size, math.log(kappa))
+    learner = NoisyMajority().set_params(**settings)
+    return np.array(
+        [
+            steps.curator_round(X, y, log_w, kappa, m, clone(learner), rng)[0].label_
+            for _ in range(n_samples)
+        ]
+    )
+
+
+@pytest.mark.statistical
+@pytest.mark.parametrize("mutant", [False, True])
+def test_statistical_epsilon_lower_bound_of_a_curator_round(mutant):
+    n, m, kappa = 12, 2, 1.0
+    settings = steps.learner_settings({"epsilon": 1.0}, kappa, 1e-5, 1)
+    assert settings == {"epsilon": 0.5}
+    claimed = steps.round_privacy_cost(
+        steps.replace_one_cost((settings["epsilon"], 0.0)), m, kappa, n
+    )
+    assert claimed == PrivacyCost(1.0, 0.0)
+    if mutant:
+        settings = {"epsilon": 12.5}  # the learner at 25 (replace-one)
+    rng = np.random.default_rng(0)
+    y = np.zeros(n, dtype=int)
+    y_prime = y.copy()
+    y_prime[0] = 1
+    a = curator_outputs(y_prime, kappa, m, settings, 20_000, rng)
+    b = curator_outputs(y, kappa, m, settings, 20_000, rng)
+    bound = epsilon_lower_bound(a, b, lambda out: out == 1, alpha=1e-3)
+    if mutant:
+        assert bound.epsilon > claimed.epsilon
+    else:
+        assert bound.epsilon <= claimed.epsilon
+
+
+# -- bad input, before any private read ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"kappa": 0.0}, "kappa"),
+        ({"kappa": 1.5}, "kappa"),
+        ({"alpha": 0.125}, "alpha"),
+        ({"alpha": 0.2}, "alpha"),
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"local_epsilon": 0.0}, "local_epsilon"),
+        ({"delta": 0.0}, "delta"),
+        ({"kappa": None}, "Give kappa or chi2_bound"),
+        ({"max_iter": None}, "Give max_iter or chi2_bound"),
+    ],
+)
+def test_bad_parameters_raise_before_any_read(params, match):
+    X, y, X_t, y_t = source_target()
+    Spy.fits = 0
+    acc = PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(ValueError, match=match):
+        stl(Spy(classes=[0, 1]), accountant=acc, **params).fit(
+            X, y, X_target=X_t, y_target=y_t
+        )
+    assert Spy.fits == 0 and acc.spent() == PrivacyCost(0.0, 0.0)
+
+
+def _with(arr, value):
+    arr = arr.astype(float).copy()
+    arr[3, 0] = value
+    return arr
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda X, y, Xt, yt: (X, y, Xt[:, :1], yt), "X_target has 1 features"),
+        (lambda X, y, Xt, yt: (_with(X, np.nan), y, Xt, yt), "NaN"),
+        (lambda X, y, Xt, yt: (X, y, _with(Xt, np.inf), yt), "infinity"),
+        (lambda X, y, Xt, yt: (X, y, Xt, yt.astype(float) * np.nan), "NaN"),
+        (lambda X, y, Xt, yt: (X, y, Xt, yt[:-1]), "one label per row"),
+        (lambda X, y, Xt, yt: (X, y, None, yt), "needs the target"),
+    ],
+)
+def test_bad_data_raises_before_any_read(change, match):
+    X, y, X_t, y_t = change(*source_target())
+    Spy.fits = 0
+    acc = PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(ValueError, match=match):
+        stl(Spy(classes=[0, 1]), accountant=acc).fit(X, y, X_target=X_t, y_target=y_t)
+    assert Spy.fits == 0 and acc.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_both_target_sources_is_an_error():
+    X, y, X_t, y_t = source_target()
+    with pytest.raises(ValueError, match="not both"):
+        stl().fit(X, y, X_target=X_t, y_target=y_t, target_oracle=lambda h: 0.0)
+    with pytest.raises(TypeError, match="callable"):
+        stl().fit(X, y, target_oracle=0.5)
+
+
+def test_private_mode_needs_a_private_learner():
+    X, y, X_t, y_t = source_target()
+    with pytest.raises(TypeError, match="'epsilon' parameter"):
+        stl(LogisticRegression()).fit(X, y, X_target=X_t, y_target=y_t)
+
+
+# -- the algorithms ---------------------------------------------------------------
+
+
+def test_algorithm_1_on_a_concentrated_target():
+    # Appendix C in 2-D: T has sd 0.1 on the label's coordinate and the
+    # threshold puts 5% of T's mass on one side; a 20-row subsample of S
+    # misses T's boundary until the reweighing moves the mass there.
+    rng = np.random.default_rng(3)
+    q = 0.1 * norm.ppf(0.05)
+    X = rng.normal(size=(20_000, 2))
+    X_t = rng.normal(size=(20_000, 2)) * [0.1, 1.0]
+    y, y_t = (X[:, 0] > q).astype(int), (X_t[:, 0] > q).astype(int)
+    clf = SubsampleTestReweighClassifier(
+        LogisticRegression(C=1e4), alpha=0.02, epsilon=1.0, delta=1e-5,
+        local_epsilon=1.0, max_iter=300, n_subsample=20, private=False,
+        random_state=1,
+    )  # fmt: skip
+    clf.fit(X, y, X_target=X_t, y_target=y_t)
+    tau = math.sqrt(math.log(2 * 300 / 0.1) / (2 * 20_000))
+    assert math.isclose(clf.tolerance_, tau) and clf.threshold_ == 0.04 + tau
+    assert clf.halted_ and clf.n_iter_ >= 2
+    assert clf.history_["target_loss"][-1] <= clf.threshold_
+    assert np.all(clf.history_["target_loss"][:-1] > clf.threshold_)
+    assert clf.score(X_t, y_t) >= 1 - clf.threshold_
+    # Alg. 1's plain weights: uniform at first, then the largest grows.
+    assert clf.history_["max_weight"][0] == pytest.approx(1.0)
+    assert clf.history_["max_weight"][-1] > 1.0
+    assert clf.privacy_spent_ == PrivacyCost(math.inf, 1.0)
+
+
+def test_agnostic_variant_keeps_the_smallest_estimate():
+    X, y, _, _ = source_target(n=3000)
+    answers = iter([0.9, 0.5, 0.7, 0.6])
+    clf = stl(epsilon=20.0, max_iter=4, alpha=0.05)
+    clf.fit(X, y, target_oracle=lambda h: next(answers))
+    assert not clf.halted_ and clf.n_iter_ == 4 and clf.best_iter_ == 1
+    np.testing.assert_array_equal(clf.history_["target_loss"], [0.9, 0.5, 0.7, 0.6])
+    # private: the weight summaries are the public bounds of Def. 4.1
+    np.testing.assert_array_equal(clf.history_["max_weight"], 1 / 0.5)
+    np.testing.assert_array_equal(clf.history_["effective_size"], 0.5)
+
+
+def test_private_fit_with_sgd_halts_on_an_easy_target(capsys):
+    X, y, X_t, y_t = source_target(n=12_000, n_target=20_000)
+    sgd = PrivateSGDClassifier(classes=[0, 1], bounds=(-4, 4))
+    clf = stl(sgd, alpha=0.05, max_iter=4, n_subsample=400, verbose=1)
+    with reproducible_noise():
+        clf.set_params(random_state=0).fit(X, y, X_target=X_t, y_target=y_t)
+    out = capsys.readouterr().out
+    assert "round 1/4: estimated target loss" in out
+    # Halted at a_t <= 3 alpha: err_T <= 4 alpha (Thm 4.3).
+    assert clf.halted_ and clf.threshold_ == 3 * 0.05
+    assert clf.score(X_t, y_t) >= 1 - 4 * 0.05
+    assert clf.estimator_.get_params()["epsilon"] == 0.5
+    assert clf.estimator_.get_params()["accountant"] is None
+
+
+def test_reproducible_noise_gives_identical_fits():
+    X, y, X_t, y_t = source_target()
+    with reproducible_noise():
+        a = stl(random_state=0).fit(X, y, X_target=X_t, y_target=y_t)
+        b = stl(random_state=0).fit(X, y, X_target=X_t, y_target=y_t)
+    np.testing.assert_array_equal(a.history_["target_loss"], b.history_["target_loss"])
+
+
+# -- scikit-learn contract (check_estimator cannot pass X_target) ---------------
+
+
+def test_clone_get_params_and_fit_does_not_write_parameters():
+    clf = stl(kappa=0.3)
+    params = clf.get_params()
+    assert clone(clf).get_params()["kappa"] == 0.3
+    X, y, X_t, y_t = source_target()
+    clf.fit(X, y, X_target=X_t, y_target=y_t)
+    assert clf.get_params() == params
+
+
+def test_pipeline_and_cross_validate_with_fit_params():
+    X, y, X_t, y_t = source_target(n=4000, n_target=3500)
+    pipe = make_pipeline(FunctionTransformer(), stl())
+    pipe.fit(X, y, subsampletestreweighclassifier__X_target=X_t,
+             subsampletestreweighclassifier__y_target=y_t)  # fmt: skip
+    assert pipe.predict(X_t).shape == (3500,)
+    res = cross_validate(stl(), X, y, cv=2, params={"X_target": X_t, "y_target": y_t})
+    assert res["test_score"].shape == (2,)
