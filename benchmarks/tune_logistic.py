@@ -43,9 +43,8 @@ ESTIMATORS = {
     "logistic": (
         SemiPrivateLogisticRegression,
         {
-            "n_bins": ["auto", 0, 8, 16],
-            "clip_quantile": [0.5, 0.9],
-            "n_steps": [2, 3, 5],
+            "solver": ["sgd", "mm"],
+            "n_bins": ["auto", 0, 8],
         },
     ),
     "tree": (

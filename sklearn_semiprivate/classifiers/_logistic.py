@@ -1,8 +1,10 @@
-"""SemiPrivateLogisticRegression: multinomial logistic regression by noisy MM steps.
+"""SemiPrivateLogisticRegression: multinomial logistic regression on public features.
 
-The private rows are read through a few Gaussian releases of sufficient
-statistics and gradients, every one with a stated L2 sensitivity, composed in
-Rényi DP (Mironov 2017) and converted to ``(epsilon, delta)``:
+Two solvers read the private rows. ``solver="sgd"`` (the default): the class
+counts, then DP-SGD on Poisson-subsampled batches (``_logistic_sgd.py``).
+``solver="mm"``: a few Gaussian releases of sufficient statistics and
+gradients, every one with a stated L2 sensitivity, composed in Rényi DP
+(Mironov 2017) and converted to ``(epsilon, delta)``:
 
 1. the class counts (the intercept's start);
 2. the Gram matrix ``Σ φ(x) φ(x)ᵀ`` of the clipped, public-standardized rows,
@@ -48,6 +50,12 @@ from ._logistic_mm import (
     release_privacy,
     release_scales,
 )
+from ._logistic_sgd import (
+    auto_n_bins_sgd,
+    sgd_release_privacy,
+    sgd_scales,
+    sgd_weights,
+)
 
 __all__ = ["SemiPrivateLogisticRegression"]
 
@@ -65,10 +73,12 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     clipping radius for a linear part, and quantile bins of every numeric
     feature (an additive model, one step function per feature, on top of the
     linear part). The private rows are then read only through Gaussian
-    releases: the class counts, the Gram matrix of the feature rows and
-    ``n_steps`` gradients of the log-loss, each driving one majorize-minimize
-    step on Böhning's quadratic bound. Noise-free, the steps converge to
-    ridge-regularized logistic regression on those features.
+    releases: the class counts, then, with ``solver="sgd"``, the noisy
+    clipped gradient sums of DP-SGD on Poisson-subsampled batches (as
+    :class:`PrivateSGDClassifier`), or, with ``solver="mm"``, the Gram matrix
+    of the feature rows and ``n_steps`` gradients of the log-loss, each
+    driving one majorize-minimize step on Böhning's quadratic bound.
+    Noise-free, both converge to logistic regression on those features.
 
     Parameters
     ----------
@@ -76,9 +86,19 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         Privacy target ``> 0`` for the whole fit.
     delta : float, default=1e-5
         Privacy target in ``(0, 1)``.
+    solver : {"sgd", "mm"}, default="sgd"
+        ``"sgd"``: projected DP-SGD with :class:`PrivateSGDClassifier`'s
+        defaults (sampling rate 0.01, 10 epochs, clip norm 1, weights in a
+        ball of radius 20). ``"mm"``: the private Gram matrix and
+        ``n_steps`` MM steps. On seven tables held out of the accuracy
+        benchmark SGD had the smaller mean and worst gap to non-private
+        logistic regression at every epsilon
+        (``benchmarks/results/logistic_tuning.md``); MM is exact-ridge and
+        fast on many rows with few features.
     n_steps : int, default=3
-        Number of noisy gradient (MM) steps. More steps converge further
-        but split the budget more ways.
+        Number of noisy gradient (MM) steps of ``solver="mm"`` (ignored by
+        ``"sgd"``). More steps converge further but split the budget more
+        ways.
     clip_quantile : float, default=0.5
         The clipping radius is this quantile of the public rows' norms after
         public standardization; rows beyond it are scaled onto it (when
@@ -87,12 +107,15 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     n_bins : int or "auto", default="auto"
         Largest number of public-quantile bins of each feature with more than
         two distinct public values (fewer when the public values tie). 0 or 1:
-        no bins, a linear model. ``"auto"``: 8 bins when the released number
-        of rows is at least 450 times the noise standard deviation of a
-        gradient coordinate (enough rows per bin to beat the noise), else
-        none; chosen on seven tables held out of the accuracy benchmark
-        (``benchmarks/tune_logistic.py``). Decided after the class counts are
-        released, from them: post-processing.
+        no bins, a linear model. ``"auto"``: 8 bins when the gradients'
+        signal-to-noise is high enough, else none. With ``"sgd"``: when the
+        expected batch, 0.01 times the released number of rows, is at least
+        25 times the noise multiplier; with ``"mm"``: when the released
+        number of rows is at least 450 times the noise standard deviation of
+        a gradient coordinate. Both thresholds were chosen on seven tables
+        held out of the accuracy benchmark (``benchmarks/tune_logistic.py``).
+        Decided after the class counts are released, from them:
+        post-processing.
     n_public : int, float or None, default=None
         How many public rows to use: ``None`` for all, an int for that many,
         a float in ``(0, 1]`` for that fraction (a prefix of one seeded
@@ -139,13 +162,16 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         not binned.
     noise_scales_ : dict
         Standard deviation of the noise of every release (from the
-        parameters only): ``"counts"``, ``"gram"`` and ``"gradient"`` (one
-        per step).
+        parameters only): ``"counts"``; with ``"sgd"``, ``"gradient"`` (of
+        every step's clipped gradient sum) and ``"noise_multiplier"``; with
+        ``"mm"``, ``"gram"`` and ``"gradient"`` (one per step).
     privacy_spent_ : PrivacyCost
         ``(epsilon, delta)``, for add/remove neighbours.
     replace_one_privacy_ : PrivacyCost
-        The guarantee of the same releases for replace-one neighbours (every
-        sensitivity doubled; weaker), from the parameters only.
+        The guarantee of the same releases for replace-one neighbours
+        (weaker), from the parameters only: with ``"mm"`` every sensitivity
+        doubled; with ``"sgd"`` group privacy, ``(2ε', (1 + e^ε') δ')`` of
+        the add/remove guarantee ``(ε', δ')`` (capped at ``δ = 1``).
 
     See Also
     --------
@@ -161,7 +187,13 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     (``m`` binned features) has ``||φ||² <= 2`` whatever ``x``. The releases
     and their L2 sensitivities: class counts 1; the upper triangle of
     ``Σ φφᵀ``, ``||φφᵀ||_F <= 2``; each gradient ``Σ (p(x) − e_y) φ(x)ᵀ``,
-    ``||p − e_y|| ||φ|| <= 2``. The
+    ``||p − e_y|| ||φ|| <= 2``. With ``solver="sgd"`` the releases are the
+    class counts (L2 sensitivity 1) and, per step, the sum of the per-example
+    gradients of a Poisson batch (each row in with probability 0.01, drawn
+    from the secret noise generator), every gradient clipped to norm 1, plus
+    ``N(0, z²)``: the RDP of the Poisson-subsampled Gaussian (Mironov,
+    Talwar & Zhang 2019) composed with the counts' (``_sgd_steps.sgd_noise``,
+    checked by ``_logistic_sgd.sgd_release_privacy``). The
     model a gradient is evaluated at depends on the private rows only
     through earlier releases (adaptive composition). Gaussian noise is
     calibrated so that the composed RDP curve converts to ``(epsilon,
@@ -176,13 +208,17 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     private, not public, so public rows from a shifted population move the
     features, not the fit to them.
     Public labels, when given, add their exact counts, Gram and gradients to
-    the private ones (free).
+    the private ones (free): with ``"sgd"`` they also give the starting
+    weights, and every step adds ``0.01`` times their exact gradient sum.
 
-    **Utility.** Noise-free the iteration is Böhning's MM algorithm for
+    **Utility.** Noise-free, ``"mm"`` is Böhning's MM algorithm for
     ridge-regularized multinomial logistic regression (ridge proportional to
     the gradient noise), a monotone descent method; with few steps it stops
-    short of the optimum on hard multiclass problems. An additive model: it
-    cannot learn interactions between features.
+    short of the optimum on hard multiclass problems; its Gram release adds
+    noise that grows with the number of features. ``"sgd"`` spends the
+    whole budget (but the counts) on gradients and averages its iterates.
+    Either is an additive model: it cannot learn interactions between
+    features (see :class:`SemiPrivateTreeClassifier`).
 
     References
     ----------
@@ -190,6 +226,9 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     Institute of Statistical Mathematics 44, 1992.
 
     I. Mironov. Rényi Differential Privacy. CSF 2017.
+
+    I. Mironov, K. Talwar, L. Zhang. Rényi Differential Privacy of the
+    Sampled Gaussian Mechanism. arXiv:1908.10530, 2019.
 
     Examples
     --------
@@ -212,6 +251,7 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="neither")],
+        "solver": [StrOptions({"sgd", "mm"})],
         "n_steps": [Interval(Integral, 1, None, closed="left")],
         "clip_quantile": [Interval(Real, 0, 1, closed="right")],
         "n_bins": [Interval(Integral, 0, None, closed="left"), StrOptions({"auto"})],
@@ -231,6 +271,7 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         *,
         epsilon=1.0,
         delta=1e-5,
+        solver="sgd",
         n_steps=3,
         clip_quantile=0.5,
         n_bins="auto",
@@ -242,6 +283,7 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     ):
         self.epsilon = epsilon
         self.delta = delta
+        self.solver = solver
         self.n_steps = n_steps
         self.clip_quantile = clip_quantile
         self.n_bins = n_bins
@@ -287,9 +329,12 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         )
         if data.X_public is None and self.bounds is None:
             warn_no_public_data(self)
-        scales = release_scales(
-            float(self.epsilon), float(self.delta), int(self.n_steps)
-        )
+        if self.solver == "sgd":
+            scales = sgd_scales(float(self.epsilon), float(self.delta))
+        else:
+            scales = release_scales(
+                float(self.epsilon), float(self.delta), int(self.n_steps)
+            )
         box = domain_box(self.bounds, data, allow_leak=False)
         # Reserved atomically before the first private read; a fit that fails
         # afterwards stays charged.
@@ -301,15 +346,19 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         self.noise_scales_ = scales
         rng = noise_rng(self.random_state)
         Y = _one_hot(data.y, self.classes_)
-        counts = noisy_counts(Y, scales["counts"], rng)
+        private_counts = noisy_counts(Y, scales["counts"], rng)
+        counts = private_counts.copy()
         if data.y_public is not None:
             counts += _one_hot(data.y_public, self.classes_).sum(axis=0)
         # Post-processing of the released counts: how many bins.
-        self.n_bins_ = (
-            auto_n_bins(float(counts.sum()), scales["gradient"][0])
-            if self.n_bins == "auto"
-            else int(self.n_bins)
-        )
+        if self.n_bins != "auto":
+            self.n_bins_ = int(self.n_bins)
+        elif self.solver == "sgd":
+            self.n_bins_ = auto_n_bins_sgd(
+                float(private_counts.sum()), scales["noise_multiplier"]
+            )
+        else:
+            self.n_bins_ = auto_n_bins(float(counts.sum()), scales["gradient"][0])
         fmap = self._feature_map(data, box, self.n_bins_)
         self._fmap = fmap
         exact = None
@@ -318,9 +367,24 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
             P_pub = fmap.transform(data.X_public)
             exact = (P_pub, _one_hot(data.y_public, self.classes_))
         P = fmap.transform(data.X)
-        self.weights_ = noisy_mm(P, Y, counts, scales, rng, exact=exact)
+        if self.solver == "sgd":
+            if exact is not None:
+                exact = (exact[0], np.searchsorted(self.classes_, data.y_public))
+            self.weights_ = sgd_weights(
+                P,
+                np.searchsorted(self.classes_, data.y),
+                counts,
+                private_counts.sum(),
+                scales,
+                rng,
+                exact=exact,
+            )
+            check = sgd_release_privacy
+        else:
+            self.weights_ = noisy_mm(P, Y, counts, scales, rng, exact=exact)
+            check = release_privacy
         self.privacy_spent_ = self._privacy_cost()
-        self.replace_one_privacy_ = release_privacy(
+        self.replace_one_privacy_ = check(
             scales, float(self.delta), neighbours="replace-one"
         )
         # Post-processing: the public maps, as fitted attributes.

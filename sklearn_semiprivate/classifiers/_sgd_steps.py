@@ -308,6 +308,7 @@ def private_sgd(
     learning_rate,
     radius,
     rng,
+    public=None,
 ):
     """Projected noisy SGD on Poisson-subsampled batches; the averaged iterate.
 
@@ -338,13 +339,19 @@ def private_sgd(
         Radius of the ball ``H``.
     rng : numpy.random.Generator
         Privacy randomness (fresh entropy): the batches and the noise.
+    public : tuple (Xt_pub, codes_pub) or None
+        Labeled public rows (scaled like ``Xt``): every step adds ``q`` times
+        their exact clipped gradient sum (the expected sum of a Poisson batch
+        of them) to the noisy private sum, and ``q`` times their number to the
+        batch size. Free: no private row is involved.
 
     Returns
     -------
     W : ndarray of shape (p, n_out)
     """
     n = Xt.shape[0]
-    batch = max(sampling_rate * n_rows, 1.0)
+    n_pub = 0 if public is None else public[0].shape[0]
+    batch = max(sampling_rate * (n_rows + n_pub), 1.0)
     sd = gradient_noise_std(noise_multiplier, clip_norm)
     # sqrt(E||g||^2) <= sqrt(C^2 + (sd / batch)^2 p n_out): Theorem A.1's G.
     bound = math.sqrt(clip_norm**2 + (sd / batch) ** 2 * W0.size)
@@ -362,6 +369,9 @@ def private_sgd(
         noisy = clipped_gradient_sum(Xb, A, clip_norm) + rng.normal(
             0.0, sd, size=W.shape
         )
+        if n_pub:
+            A_pub = loss_coefficients(public[0] @ W, public[1], loss, n_classes)
+            noisy += sampling_rate * clipped_gradient_sum(public[0], A_pub, clip_norm)
         W = project(W - eta * noisy / batch, radius)
         total += W
     return total / n_steps

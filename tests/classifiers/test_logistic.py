@@ -111,7 +111,7 @@ def test_accounting_mutants_overspend(monkeypatch, mutant):
 
 
 def test_fit_spends_what_it_states():
-    clf = fitted(epsilon=2.0, delta=1e-6, n_steps=4)
+    clf = fitted(epsilon=2.0, delta=1e-6, n_steps=4, solver="mm")
     assert clf.privacy_spent_ == PrivacyCost(2.0, 1e-6)
     _, _, X_pub, _, _ = make_data(n=400, n_pub=40)
     assert fit_cost(clf, X_public=PublicData(X_pub)) == clf.privacy_spent_
@@ -264,7 +264,7 @@ def test_auto_bins_follow_the_released_counts(monkeypatch):
             "noisy_counts",
             lambda Y, s, rng, total=total: np.array([total / 2, total / 2]),
         )
-        clf = fitted(n=300, n_pub=60)
+        clf = fitted(n=300, n_pub=60, solver="mm")
         assert clf.n_bins_ == expected
         assert bool(clf._fmap.binned) == (expected > 0)
     monkeypatch.undo()
@@ -439,10 +439,11 @@ def test_shifted_public_rows_cost_little():
     assert clf.score(X_test, y_test) > 0.92
 
 
-def test_public_labels_are_used_for_free():
+@pytest.mark.parametrize("solver", ["sgd", "mm"])
+def test_public_labels_are_used_for_free(solver):
     X, y, X_pub, X_test, y_test = make_data(n=50, n_pub=5000)
     y_pub = (X_pub[:, 0] - X_pub[:, 1] > 0).astype(int)
-    clf = SemiPrivateLogisticRegression(epsilon=0.1)
+    clf = SemiPrivateLogisticRegression(epsilon=0.1, solver=solver)
     clf.fit(X, y, X_public=PublicData(X_pub, y_pub))
     assert clf.classes_.tolist() == [0, 1]
     # At epsilon 0.1 on 50 private rows the noise on each gradient coordinate
@@ -513,7 +514,7 @@ def test_grid_search_with_two_jobs_charges_every_fit(tmp_path):
 def test_matches_logistic_regression_when_noise_is_negligible():
     X, y, X_pub, X_test, _ = make_data(n=3000, n_pub=200)
     clf = SemiPrivateLogisticRegression(
-        epsilon=1e6, n_steps=10, n_bins=0, classes=[0, 1]
+        epsilon=1e6, solver="mm", n_steps=10, n_bins=0, classes=[0, 1]
     )
     clf.fit(X, y, X_public=PublicData(X_pub))
     ref = LogisticRegression().fit(X, y)
