@@ -92,7 +92,8 @@ class PrivateSGDClassifier(ClassifierMixin, BaseEstimator):
         Every example's gradient is scaled to at most this L2 (Frobenius)
         norm: the Lipschitz bound ``L`` of Algorithm 3 and the sensitivity of
         each step's sum. Scaled rows have ``||x̃||² <= 2``, so the gradients
-        are at most ``sqrt(2)`` (binary) or 2 (multinomial) anyway.
+        are at most ``sqrt(2)`` (binary), 2 (multinomial) or ``sqrt(2 K)``
+        (one-vs-rest hinge over ``K`` classes) before clipping.
     radius : float, default=20.0
         Radius of the ball ``{W : ||W||_F <= radius}`` the weights are
         projected onto (the convex set ``H`` of diameter ``D = 2 radius``).
@@ -140,6 +141,8 @@ class PrivateSGDClassifier(ClassifierMixin, BaseEstimator):
         scaled into the unit ball.
     n_steps_ : int
         Number of noisy steps, ``ceil(n_epochs / sampling_rate)``.
+    sampling_rate_ : float
+        The sampling rate of the fit (what :meth:`privacy_check` uses).
     noise_multiplier_ : float
         ``z``: each step's noise has standard deviation ``z * clip_norm``.
     count_noise_ : float
@@ -358,13 +361,28 @@ class PrivateSGDClassifier(ClassifierMixin, BaseEstimator):
         self.center_, self.scale_ = scaling.center, scaling.scale
         self.row_radius_ = scaling.radius
         self.n_steps_ = n_steps
+        self.sampling_rate_ = float(self.sampling_rate)
         self.noise_multiplier_ = z
         self.count_noise_ = count_sigma
         self.privacy_spent_ = self._privacy_cost()
         return self
 
     def _n_steps(self):
-        return math.ceil(float(self.n_epochs) / float(self.sampling_rate) - 1e-9)
+        """``ceil(n_epochs / sampling_rate)``: a positive, finite count, or a
+        ValueError (public parameters, before any charge)."""
+        ratio = float(self.n_epochs) / float(self.sampling_rate)
+        if not math.isfinite(ratio) or ratio > 1e9:
+            raise ValueError(
+                f"n_epochs / sampling_rate = {ratio:g} steps: too many to run "
+                "(at most 1e9)."
+            )
+        n_steps = math.ceil(ratio - 1e-9)
+        if n_steps < 1:
+            raise ValueError(
+                f"n_epochs / sampling_rate = {ratio:g} gives no step: raise "
+                "n_epochs or sampling_rate."
+            )
+        return n_steps
 
     def _privacy_cost(self, **fit_params):
         """What ``fit`` reserves, from the parameters alone: ``(ε, δ)``."""
@@ -392,9 +410,9 @@ class PrivateSGDClassifier(ClassifierMixin, BaseEstimator):
         return sgd_privacy(
             self.noise_multiplier_,
             self.count_noise_,
-            float(self.sampling_rate),
+            self.sampling_rate_,
             self.n_steps_,
-            float(self.delta),
+            self.privacy_spent_.delta,
         )
 
     def decision_function(self, X):

@@ -325,6 +325,11 @@ def test_bad_data_refused_before_the_charge(change, match, monkeypatch):
         {"sampling_rate": 0.0},
         {"sampling_rate": 1.5},
         {"n_epochs": 0},
+        # Found in review: no step, or infinitely many, raised a bare
+        # ZeroDivisionError / OverflowError.
+        {"n_epochs": 1e-12, "sampling_rate": 1.0},
+        {"n_epochs": 1e-10, "sampling_rate": 0.5},
+        {"sampling_rate": 1e-320},
         {"clip_norm": 0.0},
         {"radius": -1.0},
         {"learning_rate": "fast"},
@@ -505,3 +510,14 @@ def test_grid_search_with_two_jobs_charges_every_fit(tmp_path):
     expected = 2 * (1.0 + 4.0) + search.best_params_["epsilon"]
     assert len(acc.history) == 5
     assert acc.spent().epsilon == pytest.approx(expected)
+
+
+def test_privacy_check_uses_the_fitted_settings():
+    # Found in review: privacy_check read the current sampling_rate and delta,
+    # so set_params after the fit changed the check of the fitted noise.
+    X, y, X_pub, _, _, _ = make_data(n=200)
+    clf = PrivateSGDClassifier(classes=[0, 1]).fit(X, y, X_public=PublicData(X_pub))
+    before = clf.privacy_check()
+    clf.set_params(sampling_rate=0.5, delta=0.1)
+    assert clf.privacy_check() == before
+    assert before.epsilon <= clf.privacy_spent_.epsilon
