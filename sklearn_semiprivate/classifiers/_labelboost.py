@@ -28,7 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyAccountant
-from ..accounting._reservation import fit_cost, reserve_budget
+from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -71,7 +71,11 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
     Beimel, Nissim & Stemmer, Algorithm 3 (LabelBoost) around Algorithm 2
     (LabelBoostProcedure). ``fit(X, y)`` takes one private database whose
     unlabeled rows are marked ``y == -1`` (scikit-learn's semi-supervised
-    convention). Labeled rows form ``S``, unlabeled rows the pool ``D``. While
+    convention, as in ``SelfTrainingClassifier``: ``-1`` or ``-1.0``; string
+    labels go in an object array with the integer ``-1``, and a numpy string
+    array is refused, since it cannot hold it). ``-1`` therefore cannot be a
+    class: recode labels in ``{-1, +1}`` (e.g. to 0/1). Labeled rows form
+    ``S``, unlabeled rows the pool ``D``. While
     ``|S| < 300 n`` (``n = n_base``, the base learner's sample complexity):
 
     1. ``alpha_i = alpha / (10 2^i)``, ``beta_i = beta / (4 2^i)``;
@@ -89,7 +93,11 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
     estimator : estimator
         A private learner of this package (it states its cost through
         ``_privacy_cost``), ``(eps*, delta)``-DP with ``eps* <= 1``, as Lemma
-        4.6 needs. Its ``classes``, when None, is set to ``classes_``.
+        4.6 needs. Its ``classes``, when None, is set to ``classes_``. Its
+        own ``accountant`` (and any nested one), if set, is charged
+        LabelBoost's ``privacy_spent_`` with this one, before the first
+        private read, each ledger once; ``estimator_`` is fitted with its
+        ledgers cleared, so nothing is charged again.
     hypothesis_class : {"thresholds", "intervals"} or HypothesisClass, \
             default="thresholds"
         The class ``C`` whose dichotomies Alg. 2 enumerates: any object whose
@@ -122,9 +130,13 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
     classes : array-like of shape (2,), default=None
         The two labels (LabelBoost is binary; -1 cannot be one). If None, the
         base learner's ``classes``, else the public labels, else the private
-        labels with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+        labels with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`. A
+        label set that is not two classes, or holds -1, is refused before the
+        charge; when it was read off the private labels, the error does not
+        say how many labels there are.
     accountant : PrivacyAccountant, default=None
-        Charged ``privacy_spent_`` before the first private read.
+        Charged ``privacy_spent_`` before the first private read (as is the
+        base learner's ledger, if it has one).
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only (an unseeded ``estimator``'s
         ``random_state``). The deletions, the sub-sampling and the
@@ -149,6 +161,7 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
         Rows of ``S`` after step 3, and draws the base learner is fitted on.
     estimator_ : estimator
         The fitted base learner: the final hypothesis. ``predict`` uses it.
+        Its ``accountant`` parameters are None (charged through LabelBoost).
     base_privacy_cost_ : PrivacyCost
         The base learner's stated cost.
     privacy_spent_ : PrivacyCost
@@ -285,7 +298,9 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             Private rows (protected), labeled and unlabeled.
         y : array-like of shape (n_samples,)
-            Private labels (protected); ``-1`` marks an unlabeled row.
+            Private labels (protected); ``-1`` marks an unlabeled row. String
+            labels: an object array (with the integer ``-1``); numpy string
+            dtypes are refused.
         X_public : PublicData or array-like, default=None
             Public rows, passed to the base learner as they are.
         y_public : array-like of shape (n_public,), default=None
@@ -297,12 +312,15 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
             Fitted estimator.
         """
         (rng_base,) = spawn_rngs(self.random_state, 1)
-        # Format checks only: shapes, finite values, class-like labels.
+        # Format checks only: shapes, finite values, the label dtype.
         X, y = call_on_private(
             validate_data, self, X, y, reset=True, dtype=np.float64,
             what="the private rows (X, y)",
         )  # fmt: skip
-        call_on_private(check_classification_targets, y, what="the private labels")
+        _check_label_dtype(y)
+        # -1 is masked before the labels are checked: the labeled rows only
+        # must be class-like (strings in an object array with -1, as
+        # scikit-learn's SelfTrainingClassifier takes them).
         unlabeled = _unlabeled_mask(y)
         # Which rows are labeled is public (Definition 2.6: S is the first
         # portion of the database), and so are the two counts.
@@ -312,15 +330,22 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
                 "LabelBoostClassifier needs labeled rows: every label is -1 "
                 "(unlabeled). Step 4 of Alg. 2 scores hypotheses on them."
             )
+        y_lab = _labeled_values(y_lab)
+        call_on_private(check_classification_targets, y_lab, what="the private labels")
         # prepare_fit_data re-validates the (array) rows: keep the names.
         names = getattr(self, "feature_names_in_", None)
+        declared = self._declared_classes()
         data = prepare_fit_data(
             self, X_lab, y_lab, X_public, y_public,
-            classes=self._declared_classes(), n_public=None, rng=None,
+            classes=declared, n_public=None, rng=None,
         )  # fmt: skip
         if names is not None:
             self.feature_names_in_ = names
-        classes = self._check_classes(data.classes)
+        classes = data.classes
+        # Read off the private labels (the leak-warned fallback, whose label
+        # set is released anyway), the error does not quote how many there are.
+        public_classes = declared is not None or data.y_public is not None
+        self._check_classes(classes, quote_size=public_classes)
         hypothesis_class = self._relabeling_class(X.shape[1])
         base_kwargs = {}
         if data.X_public is not None:
@@ -328,8 +353,13 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
         base_cost = self._base_cost(**base_kwargs)
         schedule = self._schedule(X_lab.shape[0], X_unl.shape[0])
         cost = self._privacy_cost(**base_kwargs)
-        # Reserved before the first private read; kept if the fit fails later.
-        reserve_budget(self.accountant, cost, self)
+        # The base learner's parameters are checked first (free).
+        estimator = clone(self.estimator)
+        if hasattr(estimator, "_validate_params"):
+            estimator._validate_params()
+        # Reserved before the first private read, on this ledger and the base
+        # learner's (each once); kept if the fit fails later.
+        cleared = reserve_on_every_ledger(self, cost)
         check_private_labels(y_lab, classes)
 
         rng = noise_rng(self.random_state)
@@ -353,8 +383,8 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
         keep = rng.choice(X_S.shape[0], schedule.base_rows, replace=False)
         # Step 4 (Claim 4.5): |S| i.i.d. draws from the kept rows.
         draws = keep[rng.integers(schedule.base_rows, size=schedule.base_rows)]
-        estimator = self._base_estimator(classes, rng_base)
-        # Step 5: the base learner on S'.
+        # Step 5: the base learner on S', its ledgers cleared (charged above).
+        estimator = self._base_estimator(estimator, classes, rng_base, cleared)
         self.estimator_ = estimator.fit(X_S[draws], y_S[draws], **base_kwargs)
 
         self.classes_ = classes
@@ -368,17 +398,27 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
         self.privacy_spent_ = cost
         return self
 
-    def _check_classes(self, classes):
+    def _check_classes(self, classes, quote_size=True):
+        """Two classes, none of them -1; ``quote_size=False`` when read off
+        the private labels (the count of distinct private labels is private)."""
         if classes.size != 2:
+            size = (
+                f"the label set has {classes.size} classes"
+                if quote_size
+                else (
+                    "the label set read from the private labels (no classes= and "
+                    "no public labels) does not have two classes"
+                )
+            )
             raise ValueError(
                 "Only binary classification is supported by LabelBoostClassifier "
-                f"(dichotomies, Alg. 2); the label set has {classes.size} classes. "
-                "Pass classes=[a, b]."
+                f"(dichotomies, Alg. 2); {size}. Pass classes=[a, b]."
             )
-        if np.any(classes.astype(object) == _UNLABELED):
+        if np.any(np.asarray(classes.astype(object) == _UNLABELED, dtype=bool)):
             raise ValueError(
-                "-1 marks unlabeled rows and cannot be a class; relabel the "
-                "classes (e.g. to 0/1)."
+                "-1 marks unlabeled rows and cannot be a class (labels in "
+                "{-1, +1} would make every -1 row unlabeled); relabel the "
+                "classes (e.g. to 0/1), in y, classes= and y_public alike."
             )
         return classes
 
@@ -469,9 +509,14 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
             "batch size depends on the VC dimension."
         )
 
-    def _base_estimator(self, classes, rng):
-        """A clone of ``estimator`` with its label set and public-side seed."""
-        estimator = clone(self.estimator)
+    def _base_estimator(self, estimator, classes, rng, cleared):
+        """The clone of ``estimator``: label set, public-side seed, no ledger.
+
+        Its ledgers (``cleared``) were charged LabelBoost's cost before the
+        first private read: fitted with them, it would charge its own cost
+        again, after the rounds read private rows.
+        """
+        estimator.set_params(**cleared)
         params = estimator.get_params(deep=False)
         if "classes" in params and params["classes"] is None:
             estimator.set_params(classes=classes)
@@ -533,8 +578,86 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
+def _check_label_dtype(y):
+    """Refuse numpy string labels, which cannot hold the integer -1 (format).
+
+    As scikit-learn's ``SelfTrainingClassifier``: string labels go in an
+    object array, with the integer -1 for unlabeled rows.
+    """
+    if y.dtype.kind in "US":
+        raise ValueError(
+            "y has a numpy string dtype, which cannot mark unlabeled rows with "
+            "the integer -1 (the string '-1' would be a label). For string "
+            "labels use dtype=object, with -1 for the unlabeled rows."
+        )
+
+
 def _unlabeled_mask(y):
-    """Rows marked ``-1`` (unlabeled); string labels have none."""
+    """Rows marked ``-1`` (unlabeled): ``-1`` or ``-1.0``, never ``'-1'``."""
     if y.dtype.kind in "iufO":
         return np.asarray(y == _UNLABELED, dtype=bool)
     return np.zeros(y.shape[0], dtype=bool)
+
+
+def _labeled_values(y_lab):
+    """The labeled rows' labels; an object array of numbers becomes numeric.
+
+    scikit-learn reads an object array whose first label is not a string as
+    an unknown target type, and an object array is what holds string labels
+    next to the integer -1 (and what SubSamplingActiveClassifier builds for
+    float or boolean labels). Strings stay an object array; a mix of strings
+    and numbers among the labeled rows is a format error (no value quoted).
+    """
+    if y_lab.dtype.kind != "O":
+        return y_lab
+    is_str = np.fromiter((isinstance(v, str) for v in y_lab), bool, y_lab.size)
+    if is_str.all():
+        return y_lab
+    if is_str.any():
+        raise TypeError(
+            "The labeled rows of y mix strings and numbers (in the private "
+            "labels; no value is quoted). Give every label the same type."
+        )
+    return np.asarray(y_lab.tolist())
+
+
+def reserve_on_every_ledger(estimator, cost):
+    """Charge ``cost`` once to every distinct ledger of a meta-estimator.
+
+    ``estimator``'s own ``accountant`` and every nested one (its base
+    learner's, and theirs: :func:`accountant_keys`) are charged the
+    meta-estimator's whole cost, each ledger once, before the first private
+    read, as :class:`~sklearn_semiprivate.PublicFittedPipeline` does for its
+    last step. The base learner only ever sees rows derived from the
+    meta-estimator's private input, so the meta-estimator's guarantee bounds
+    what a fit costs the people in any of those ledgers; the base learner is
+    then fitted as a clone whose ledgers are cleared (the returned
+    parameters), so nothing is charged twice, nor after a private read.
+
+    Every ledger is checked before any is charged, so the usual refusal (one
+    ledger without room) charges none. Two ledgers are not one transaction:
+    if another fit fills one between the check and the charge, the ledgers
+    charged before it stay charged (an overcount, never an undercount).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The meta-estimator; its base learner is its ``estimator`` parameter.
+    cost : PrivacyCost
+        The meta-estimator's cost.
+
+    Returns
+    -------
+    cleared : dict
+        ``set_params`` arguments setting every ledger of the base learner to
+        None.
+    """
+    keys = accountant_keys(estimator)
+    params = estimator.get_params(deep=True)
+    ledgers = {id(params[k]): params[k] for k in keys if params[k] is not None}
+    for ledger in ledgers.values():
+        ledger.check(cost.epsilon, cost.delta)
+    for ledger in ledgers.values():
+        reserve_budget(ledger, cost, estimator)
+    prefix = "estimator__"
+    return {k[len(prefix) :]: None for k in keys if k.startswith(prefix)}

@@ -28,7 +28,9 @@ from sklearn.preprocessing import FunctionTransformer
 from sklearn_semiprivate import (
     LabelBoostClassifier,
     PrivacyAccountant,
+    PrivacyBudgetError,
     PrivacyCost,
+    PrivacyLeakWarning,
     PublicData,
     SemiPrivateClassifier,
     reproducible_noise,
@@ -398,6 +400,143 @@ def test_error_names_the_rows_needed_with_the_paper_constants():
     message = str(info.value)
     assert "30000 labeled rows and no round" in message
     assert "growth_denominator" in message
+
+
+# --- nested ledgers (review F1) ------------------------------------------------
+
+
+class LedgeredBase(SemiPrivateClassifier):
+    """A base learner stating (1, 1e-6), with its own ledger."""
+
+    def _privacy_cost(self, **fit_params):
+        return PrivacyCost(1.0, 1e-6)
+
+
+def ledgered_base(accountant):
+    return LedgeredBase("thresholds", bounds=(0, 1), n_public=8, accountant=accountant)
+
+
+def test_shared_ledger_on_the_base_learner_is_charged_once():
+    X, y = make_data(20_000, 0)
+    acc = fresh_accountant()
+    clf = LabelBoostClassifier(
+        ledgered_base(acc), n_base=1, epsilon=0.1, classes=[0, 1], accountant=acc
+    ).fit(X, y)
+    expected = lb.labelboost_privacy_cost((1.0, 1e-6), 0.1)
+    assert clf.privacy_spent_ == expected
+    assert [c.source for c in acc.history] == ["LabelBoostClassifier"]
+    assert acc.spent() == expected  # was (1.1, ...): the base charged again
+    assert clf.estimator.accountant is acc  # the parameter is left as it was
+    assert clf.estimator_.accountant is None  # the fitted clone charged nothing
+
+
+def test_ledger_on_the_base_learner_only_is_charged_labelboosts_cost_first():
+    X, y = make_data(621, 440_000)
+    base_acc = fresh_accountant()
+    clf = LabelBoostClassifier(
+        ledgered_base(base_acc), hypothesis_class=RecordingThresholds(), vc_dim=2,
+        n_base=10, growth_denominator=0.1, classes=[0, 1],
+    )  # fmt: skip
+    # Before any private read: an exhausted base ledger refuses, and no
+    # round has run (it was charged the base learner's own cost at the end).
+    small = PrivacyAccountant(epsilon=100.0, delta=1e-5)
+    EVENTS.clear()
+    with pytest.raises(PrivacyBudgetError):
+        clf.set_params(estimator=ledgered_base(small)).fit(X, y)
+    assert EVENTS == [] and small.spent() == (0.0, 0.0)
+    clf.set_params(estimator=ledgered_base(base_acc)).fit(X, y)
+    # Lemma 4.6's (1, 41 delta), not the base learner's (1, delta).
+    assert base_acc.spent() == clf.privacy_spent_ == PrivacyCost(1.0, 41e-6)
+    assert len(base_acc.history) == 1
+
+
+def test_nested_ledger_reserved_before_the_base_parameters_are_read_privately():
+    # A bad base parameter is refused before anything is charged.
+    X, y = make_data(600, 0)
+    acc = fresh_accountant()
+    bad = ledgered_base(acc).set_params(n_public=-3)
+    with pytest.raises(ValueError, match="n_public"):
+        LabelBoostClassifier(bad, n_base=1, classes=[0, 1], accountant=acc).fit(X, y)
+    assert acc.spent() == (0.0, 0.0)
+
+
+# --- the y == -1 convention and label dtypes (review F4, F6) ---------------------
+
+
+def test_object_labels_with_minus_one_are_accepted():
+    X, y = make_data(600, 50)
+    ys = np.where(y == 1, "pos", "neg").astype(object)
+    ys[y == -1] = -1  # scikit-learn's SelfTrainingClassifier convention
+    clf = LabelBoostClassifier(base(), n_base=1, classes=["neg", "pos"]).fit(X, ys)
+    assert clf.schedule_.n_labeled == 600 and clf.schedule_.n_unlabeled == 50
+    assert set(clf.predict(X[:20]).tolist()) <= {"neg", "pos"}
+    # Numbers in an object array, floats with -1.0: numeric labels.
+    for labels in (y.astype(object), y.astype(float)):
+        fitted = LabelBoostClassifier(base(), n_base=1, classes=[0, 1]).fit(X, labels)
+        assert fitted.schedule_.n_unlabeled == 50
+
+
+@pytest.mark.parametrize("dtype", ["U", "S"])
+def test_numpy_string_labels_refused_before_the_charge(dtype):
+    X, y = make_data(600, 50)
+    ys = np.where(y == 1, "pos", np.where(y == 0, "neg", "-1")).astype(dtype)
+    acc = fresh_accountant()
+    with pytest.raises(ValueError, match="dtype=object, with -1"):
+        LabelBoostClassifier(
+            base(), n_base=1, classes=["neg", "pos"], accountant=acc
+        ).fit(X, ys)
+    assert acc.spent() == (0.0, 0.0)
+
+
+def test_mixed_label_types_refused_without_quoting_a_value():
+    X, y = make_data(600, 0)
+    ym = y.astype(object)
+    ym[ym == 1] = "secret-label"
+    acc = fresh_accountant()
+    with pytest.raises(TypeError) as info:
+        LabelBoostClassifier(base(), n_base=1, classes=[0, 1], accountant=acc).fit(
+            X, ym
+        )
+    assert "secret" not in str(info.value)
+    assert acc.spent() == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("where", ["classes", "base", "y_public"])
+def test_minus_one_class_refused_before_the_charge(where):
+    X, y = make_data(600, 0)
+    y = np.where(y == 0, -1, 1)  # {-1, +1} labels
+    acc = fresh_accountant()
+    params, fit_kw, estimator = {}, {}, base()
+    if where == "classes":
+        params["classes"] = [-1, 1]
+    elif where == "base":
+        estimator = base(classes=[-1, 1])
+    else:
+        fit_kw["X_public"] = PublicData(np.array([[0.1], [0.9]]), np.array([-1, 1]))
+    clf = LabelBoostClassifier(estimator, n_base=1, accountant=acc, **params)
+    with pytest.raises(ValueError, match="cannot be a class"):
+        clf.fit(X, y, **fit_kw)
+    assert acc.spent() == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("n_classes", [3, 5])
+def test_private_label_set_size_is_not_quoted(n_classes):
+    # Leak-warned fallback: the error does not say how many private labels
+    # there are (it did, before the charge, even on an exhausted ledger).
+    X = np.random.default_rng(0).uniform(size=(600, 1))
+    y = np.arange(600) % n_classes
+    acc = PrivacyAccountant(epsilon=0.5)
+    with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError) as info:
+        LabelBoostClassifier(base(), n_base=1, accountant=acc).fit(X, y)
+    message = str(info.value)
+    assert "Only binary" in message and "does not have two classes" in message
+    assert str(n_classes) not in message
+    assert acc.spent() == (0.0, 0.0)
+    # A public label set is quoted.
+    with pytest.raises(ValueError, match=f"has {n_classes} classes"):
+        LabelBoostClassifier(
+            base(), n_base=1, classes=list(range(n_classes)), accountant=acc
+        ).fit(X, y)
 
 
 # --- scikit-learn workflows ------------------------------------------------------
