@@ -22,14 +22,15 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
+from .._public import check_public_data, resolve_classes
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import fit_cost, reserve_budget
+from ..accounting._reservation import fit_cost
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
-from ._base import check_private_labels, prepare_fit_data
-from ._labelboost import LabelBoostClassifier
+from ._base import check_label_set, check_private_labels
+from ._labelboost import LabelBoostClassifier, reserve_on_every_ledger
 
 __all__ = ["SubSamplingActiveClassifier", "subsampling_privacy_cost"]
 
@@ -105,8 +106,14 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
         A private learner of this package, ``(eps*, delta)``-DP (its cost is
         read from it). The unlabeled rows of ``J \\ K`` go to it as
         ``X_unlabeled`` when its ``fit`` takes that (:class:`GenericLearnerClassifier`),
-        as ``y == -1`` for :class:`LabelBoostClassifier`; any other learner is
-        fitted on the labeled rows ``K`` only.
+        as ``y == -1`` for :class:`LabelBoostClassifier` (integer and float
+        labels keep their dtype, strings and booleans go in an object array
+        with the integer -1, so -1 cannot be a class); any other learner is
+        fitted on the labeled rows ``K`` only. Its own ``accountant`` (and any
+        nested one), if set, is charged this estimator's ``privacy_spent_``
+        with this one, before the oracle is asked, each ledger once;
+        ``estimator_`` is fitted with its ledgers cleared, so nothing is
+        charged again.
     epsilon : float, default=1.0
         Target epsilon in ``(0, 1]``.
     n_subsample : int, default=None
@@ -118,9 +125,19 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
     classes : array-like of shape (n_classes,), default=None
         Every possible label. If None, the base learner's ``classes``, else
         the public labels, else the queried labels with a
-        :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+        :class:`~sklearn_semiprivate.PrivacyLeakWarning`. The public data and
+        a public label set are checked before the charge and before the
+        oracle is asked.
+    store_transcript : bool, default=False
+        Keep the queried indices ``K`` as ``transcript_`` in the fitted (and
+        pickled) model. The model with its transcript is only
+        ``(eps*, delta)``-DP (Definition 5.4 with the base learner's
+        guarantee, no amplification), so ``True`` charges, and sets
+        ``privacy_spent_`` to, ``transcript_privacy_spent_``. The default
+        keeps no transcript: the fitted model is Claim 5.7's.
     accountant : PrivacyAccountant, default=None
-        Charged ``privacy_spent_`` before the oracle is asked.
+        Charged ``privacy_spent_`` before the oracle is asked (as is the base
+        learner's ledger, if it has one).
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only (an unseeded ``estimator``'s
         ``random_state``). ``J`` is drawn from fresh OS entropy on every fit.
@@ -138,18 +155,21 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
     n_labeled_ : int
         ``m = |K|``: labels asked for.
     transcript_ : ndarray of shape (n_labeled_,)
-        The queried indices ``K``, in the order asked (ascending): the
-        transcript of Definition 5.4. See Notes before publishing it.
+        Only with ``store_transcript=True``: the queried indices ``K``, in the
+        order asked (ascending), the transcript of Definition 5.4.
     estimator_ : estimator
-        The fitted base learner; ``predict`` uses it.
+        The fitted base learner; ``predict`` uses it. Its ``accountant``
+        parameters are None (charged through this estimator).
     base_privacy_cost_ : PrivacyCost
         The base learner's stated cost ``(eps*, delta)``.
     privacy_spent_ : PrivacyCost
-        Claim 5.7's ``(epsilon, (7 + e^{eps*}) / (3 + e^{2 eps*}) epsilon
-        delta)`` for the fitted model.
+        What the ledger was charged, the guarantee of the fitted estimator as
+        stored: Claim 5.7's ``(epsilon, (7 + e^{eps*}) / (3 + e^{2 eps*})
+        epsilon delta)``; with ``store_transcript=True``,
+        ``transcript_privacy_spent_``.
     transcript_privacy_spent_ : PrivacyCost
-        ``base_privacy_cost_``: what the model *together with* ``transcript_``
-        is (Definition 5.4).
+        ``base_privacy_cost_``: what the model *together with* the transcript
+        is (Definition 5.4), whether or not it is stored.
 
     See Also
     --------
@@ -165,17 +185,27 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
     ``privacy_spent_`` for the fitted model.
 
     **Transcript.** The paper's text says Algorithm 4 satisfies only the
-    weaker Definition 5.3: the transcript ``K`` is part of ``J``, so
-    publishing it with the model reveals which rows the base learner saw, and
-    no amplification is left. The model with ``transcript_`` is
-    ``base_privacy_cost_``-DP (given ``K``, one changed row changes ``D_J`` in
-    at most one row). The ledger is charged ``privacy_spent_``; publish
-    ``transcript_`` only to whom may see it (the label oracle already does),
-    or account for ``transcript_privacy_spent_``.
+    weaker Definition 5.3, not Definition 5.4: the transcript ``K`` is part of
+    ``J``, so publishing it with the model reveals which rows the base
+    learner saw, and no amplification is left. The model with the transcript
+    is ``base_privacy_cost_``-DP (given ``K``, one changed row changes ``D_J``
+    in at most one row). So, by default, ``K`` is not kept: the fitted model
+    (and its pickle) is Claim 5.7's, and that is what the ledger is charged.
+    ``store_transcript=True`` keeps it as ``transcript_`` and charges the
+    weaker ``transcript_privacy_spent_`` instead. Either way the label
+    oracle itself sees ``K``: it is outside the guarantee of Definition 5.3.
 
     **Labels read.** ``fit(X, label_oracle=f)`` calls ``f(K)`` once; ``fit(X,
     y)`` simulates it with ``y[K]``: no other label is read, checked or
-    validated (the pool's labels are protected even when present).
+    validated (the pool's labels are protected even when present). This holds
+    for ``fit`` only. ``cross_validate``, ``GridSearchCV`` and the like split
+    a classifier's rows with ``StratifiedKFold`` by default, which reads
+    every label of ``y`` to stratify, and score on the held-out rows, which
+    reads theirs (an exact release, see the privacy page): pass a
+    non-stratified ``cv`` (``KFold``) and score on public labeled rows to
+    keep the labels outside ``K`` unread. The dtype of ``y``, and of the
+    oracle's answers, is format: complex or date labels are refused before
+    the charge when ``y`` is given.
 
     References
     ----------
@@ -214,6 +244,7 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
         "n_subsample": [Interval(Integral, 1, None, closed="left"), None],
         "n_labeled": [Interval(Integral, 1, None, closed="left"), None],
         "classes": ["array-like", None],
+        "store_transcript": ["boolean"],
         "accountant": [PrivacyAccountant, None],
         "random_state": ["random_state"],
     }
@@ -226,6 +257,7 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
         n_subsample=None,
         n_labeled=None,
         classes=None,
+        store_transcript=False,
         accountant=None,
         random_state=None,
     ):
@@ -234,6 +266,7 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
         self.n_subsample = n_subsample
         self.n_labeled = n_labeled
         self.classes = classes
+        self.store_transcript = store_transcript
         self.accountant = accountant
         self.random_state = random_state
 
@@ -283,10 +316,18 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
             y = _check_label_column(y, t)
             label_oracle = _ArrayOracle(y)
         n, m, fit_kw, cost_kw = self._sizes(t, X_public, y_public)
+        # Public data and the public label set: checked before the charge and
+        # before the oracle is asked (questions about public inputs only).
+        classes = self._public_classes(X, X_public, y_public)
         base_cost = self._base_cost(**cost_kw)
         cost = self._privacy_cost(**cost_kw)
-        # Charged before the oracle is asked and before any private read.
-        reserve_budget(self.accountant, cost, self)
+        # The base learner's parameters are checked first (free).
+        estimator = clone(self.estimator)
+        if hasattr(estimator, "_validate_params"):
+            estimator._validate_params()
+        # Charged before the oracle is asked and before any private read, on
+        # this ledger and the base learner's (each once).
+        cleared = reserve_on_every_ledger(self, cost)
 
         rng = noise_rng(self.random_state)
         # Alg. 4 step 1: J uniform of size n; K = the m smallest indices of J.
@@ -295,27 +336,61 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
         K, rest = J[:m], J[m:]
         # Step 2: the oracle answers K only (one call, ascending indices).
         y_K = _check_answers(label_oracle(K.copy()), m)
-        # prepare_fit_data re-validates the (array) rows: keep the names.
-        names = getattr(self, "feature_names_in_", None)
-        data = prepare_fit_data(
-            self, X[K], y_K, X_public, y_public,
-            classes=self._declared_classes(), n_public=None, rng=None,
-        )  # fmt: skip
-        if names is not None:
-            self.feature_names_in_ = names
-        check_private_labels(y_K, data.classes)
-        # Step 3: the base learner on the multiset D_J, shuffled (Remark 4.4).
-        estimator = self._base_estimator(data.classes, rng_base)
+        if classes is None:
+            classes = self._classes_from_answers(y_K)
+        check_private_labels(y_K, classes)
+        # Step 3: the base learner on the multiset D_J, shuffled (Remark 4.4),
+        # its ledgers cleared (charged above).
+        estimator = self._base_estimator(estimator, classes, rng_base, cleared)
         self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
 
-        self.classes_ = data.classes
+        self.classes_ = classes
         self.n_subsample_ = n
         self.n_labeled_ = m
-        self.transcript_ = K
+        if self.store_transcript:
+            self.transcript_ = K
+        elif hasattr(self, "transcript_"):
+            del self.transcript_
         self.base_privacy_cost_ = base_cost
         self.privacy_spent_ = cost
         self.transcript_privacy_spent_ = base_cost
         return self
+
+    def _public_classes(self, X, X_public, y_public):
+        """Check the public data; the label set if public (else None).
+
+        ``classes``, else the base learner's, else the public labels. With a
+        :class:`LabelBoostClassifier` base learner, its own conditions on the
+        label set (two classes, no -1) are checked here too.
+        """
+        declared = self._declared_classes()
+        if declared is not None:
+            declared = resolve_classes(declared, None, None)
+        _, yp = check_public_data(
+            X_public, y_public, n_features=X.shape[1],
+            feature_names=getattr(self, "feature_names_in_", None),
+            classes=declared,
+        )  # fmt: skip
+        if declared is None and yp is None:
+            return None
+        classes = check_label_set(resolve_classes(declared, yp, None))
+        if isinstance(self.estimator, LabelBoostClassifier):
+            self.estimator._check_classes(classes)
+        return classes
+
+    def _classes_from_answers(self, y_K):
+        """The label set read off the queried labels (leak-warned), after the
+        charge; the error quotes no label and no count."""
+        classes = resolve_classes(None, None, y_K)
+        if classes.size < 2:
+            raise ValueError(
+                "A classifier needs at least two classes, and the label set read "
+                "from the queried labels (no classes= and no public labels) holds "
+                "only one class. Pass classes=... listing every possible label."
+            )
+        if isinstance(self.estimator, LabelBoostClassifier):
+            self.estimator._check_classes(classes, quote_size=False)
+        return classes
 
     def _base_takes_unlabeled_rows(self):
         return "X_unlabeled" in inspect.signature(self.estimator.fit).parameters
@@ -351,6 +426,8 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
         """Alg. 4 step 3 on ``D_J``; rows of ``J \\ K`` go in unlabeled."""
         order = rng.permutation(K.size)
         X_lab, y_lab = X[K[order]], y_K[order]
+        if isinstance(estimator, LabelBoostClassifier) and y_lab.dtype.kind in "US":
+            y_lab = y_lab.astype(object)  # LabelBoost refuses numpy strings
         if rest.size == 0:
             return estimator.fit(X_lab, y_lab, **fit_kw)
         X_rest = X[rng.permutation(rest)]
@@ -360,12 +437,11 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
             # A supervised learner ignores the unlabeled rows of D_J (a learner
             # of D_J that reads part of it is private on D_J all the same).
             return estimator.fit(X_lab, y_lab, **fit_kw)
-        # The semi-supervised convention (LabelBoostClassifier): y == -1.
+        # The semi-supervised convention (LabelBoostClassifier): y == -1, in
+        # an array that holds both the labels and -1 (object for strings and
+        # booleans; LabelBoost masks -1 before it checks the labels).
         X_J = np.vstack([X_lab, X_rest])
-        y_J = np.concatenate([y_lab.astype(object), np.full(rest.size, _UNLABELED)])
-        if y_lab.dtype.kind in "iu":
-            y_J = y_J.astype(np.int64)
-        return estimator.fit(X_J, y_J, **fit_kw)
+        return estimator.fit(X_J, _with_unlabeled(y_lab, rest.size), **fit_kw)
 
     def _declared_classes(self):
         """``classes``, else the base learner's ``classes`` (both public)."""
@@ -383,11 +459,24 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
             ) from None
 
     def _privacy_cost(self, **fit_params):
-        """Claim 5.7's guarantee, from the parameters alone."""
-        return subsampling_privacy_cost(self._base_cost(**fit_params), self.epsilon)
+        """What a fit charges, from the parameters alone.
 
-    def _base_estimator(self, classes, rng):
-        estimator = clone(self.estimator)
+        Claim 5.7's guarantee of the model; with ``store_transcript=True``,
+        the base learner's (Definition 5.4: the model with the transcript).
+        """
+        base_cost = self._base_cost(**fit_params)
+        if self.store_transcript:
+            return base_cost
+        return subsampling_privacy_cost(base_cost, self.epsilon)
+
+    def _base_estimator(self, estimator, classes, rng, cleared):
+        """The clone of ``estimator``: label set, public-side seed, no ledger.
+
+        Its ledgers (``cleared``) were charged this estimator's cost before
+        the oracle was asked: fitted with them, it would charge its own cost
+        again, after the private reads.
+        """
+        estimator.set_params(**cleared)
         params = estimator.get_params(deep=False)
         if "classes" in params and params["classes"] is None:
             estimator.set_params(classes=classes)
@@ -447,7 +536,8 @@ class _ArrayOracle:
 
 
 def _check_label_column(y, n_rows):
-    """``y`` as a 1-D array of ``n_rows`` entries; no value is checked.
+    """``y`` as a 1-D array of ``n_rows`` entries, of a label dtype; no value
+    is checked.
 
     ``column_or_1d`` only reshapes (a column vector warns, as scikit-learn
     does); finiteness and the label type are checked on the answers only.
@@ -459,6 +549,12 @@ def _check_label_column(y, n_rows):
         raise ValueError(
             f"y must be 1-D with one label per row of X ({n_rows}), got shape "
             f"{y.shape}."
+        )
+    if y.dtype.kind not in "biufUSO":
+        # The dtype is format (no value is read): refused before the charge.
+        raise ValueError(
+            f"y has dtype {y.dtype}, which cannot hold class labels: give "
+            "integers, floats, booleans or strings."
         )
     return y
 
@@ -476,3 +572,19 @@ def _check_answers(labels, m):
         )
     call_on_private(check_classification_targets, labels, what="the queried labels")
     return labels
+
+
+def _with_unlabeled(y_lab, n_unlabeled):
+    """``y_lab`` followed by ``n_unlabeled`` entries -1, in a dtype holding both.
+
+    Integers and floats keep a numeric dtype (-1 or -1.0); strings and
+    booleans go in an object array with the integer -1 (scikit-learn's
+    ``SelfTrainingClassifier`` convention).
+    """
+    if y_lab.dtype.kind in "iuf":
+        dtype = np.result_type(y_lab.dtype, np.int8)
+        return np.concatenate([y_lab.astype(dtype), np.full(n_unlabeled, -1, dtype)])
+    y_J = np.empty(y_lab.size + n_unlabeled, dtype=object)
+    y_J[: y_lab.size] = y_lab
+    y_J[y_lab.size :] = _UNLABELED
+    return y_J

@@ -10,6 +10,7 @@
 """
 
 import math
+import pickle
 
 import numpy as np
 import pytest
@@ -20,12 +21,17 @@ from sklearn.preprocessing import FunctionTransformer
 
 from sklearn_semiprivate import (
     GenericLearnerClassifier,
+    LabelBoostClassifier,
     PrivacyAccountant,
+    PrivacyBudgetError,
     PrivacyCost,
+    PrivacyLeakWarning,
+    PublicData,
     SemiPrivateClassifier,
     SubSamplingActiveClassifier,
     reproducible_noise,
 )
+from sklearn_semiprivate.accounting._reservation import fit_cost
 from sklearn_semiprivate.audit import epsilon_lower_bound
 from sklearn_semiprivate.classifiers import _active
 
@@ -64,8 +70,9 @@ def test_oracle_asked_once_for_the_smallest_indices_of_J():
     n = math.floor(20_000 * 0.2 / (3 + math.exp(2.0)))
     assert clf.n_subsample_ == n and clf.n_labeled_ == 50
     assert len(asked) == 1
-    np.testing.assert_array_equal(asked[0], clf.transcript_)
-    assert np.all(np.diff(clf.transcript_) > 0) and clf.transcript_.size == 50
+    assert np.all(np.diff(asked[0]) > 0) and asked[0].size == 50
+    # By default the transcript is not kept (review F2): the model alone.
+    assert not hasattr(clf, "transcript_")
     # Accounting: Claim 5.7 for the model, the base learner's for the transcript.
     assert clf.base_privacy_cost_ == PrivacyCost(1.0, 0.0)
     assert clf.privacy_spent_ == PrivacyCost(0.2, 0.0) == acc.spent()
@@ -74,9 +81,48 @@ def test_oracle_asked_once_for_the_smallest_indices_of_J():
     assert clf.score(X_test, y_test) > 0.8
 
 
+def test_stored_transcript_is_charged_definition_5_4s_cost():
+    X, y = make_pool()
+    asked = []
+
+    def oracle(indices):
+        asked.append(np.array(indices))
+        return y[indices]
+
+    acc = PrivacyAccountant(epsilon=10.0)
+    clf = SubSamplingActiveClassifier(
+        base(), epsilon=0.2, n_labeled=50, store_transcript=True, accountant=acc
+    ).fit(X, label_oracle=oracle)
+    np.testing.assert_array_equal(asked[0], clf.transcript_)
+    # The model with its transcript is only (eps*, delta)-DP: that is charged.
+    assert clf.transcript_privacy_spent_ == clf.base_privacy_cost_
+    assert clf.privacy_spent_ == PrivacyCost(1.0, 0.0) == acc.spent()
+    assert fit_cost(clf) == PrivacyCost(1.0, 0.0)  # a search reserves the same
+    assert fit_cost(clf.set_params(store_transcript=False)) == PrivacyCost(0.2, 0.0)
+    # A refit without it drops the transcript of the previous fit.
+    assert not hasattr(clf.fit(X, y), "transcript_")
+    assert acc.spent() == PrivacyCost(1.2, 0.0)
+
+
+def test_default_fitted_model_holds_no_transcript():
+    X, y = make_pool(5000)
+    asked = []
+
+    def oracle(indices):
+        asked.append(np.array(indices))
+        return y[indices]
+
+    clf = SubSamplingActiveClassifier(base(), epsilon=0.5, n_labeled=30)
+    fitted = pickle.dumps(clf.fit(X, label_oracle=oracle))
+    assert not hasattr(clf, "transcript_")
+    assert asked[0].tobytes() not in fitted
+
+
 def test_no_label_outside_the_transcript_is_read():
     X, y = make_pool(5000)
-    clf = SubSamplingActiveClassifier(base(), epsilon=0.5, random_state=0)
+    clf = SubSamplingActiveClassifier(
+        base(), epsilon=0.5, store_transcript=True, random_state=0
+    )
     with reproducible_noise():
         model = clf.fit(X, y)
         K, member = model.transcript_.copy(), model.estimator_.member_
@@ -200,6 +246,167 @@ def test_bad_answers_refused_after_the_charge(answer, match):
     assert acc.spent() == (1.0, 0.0)  # the oracle was asked: charged
 
 
+# --- nested ledgers (review F1) ------------------------------------------------
+
+
+class _Stated(SemiPrivateClassifier):
+    """A base learner stating (1, 1e-6)."""
+
+    def _privacy_cost(self, **fit_params):
+        return PrivacyCost(1.0, 1e-6)
+
+
+def ledgered(accountant):
+    return _Stated("thresholds", bounds=(0, 1), n_public=8, classes=[0, 1],
+                   accountant=accountant)  # fmt: skip
+
+
+def test_ledger_of_the_base_learner_is_charged_this_estimators_cost_once():
+    X, y = make_pool()
+    expected = _active.subsampling_privacy_cost((1.0, 1e-6), 0.1)
+    shared = PrivacyAccountant(epsilon=10.0, delta=0.1)
+    clf = SubSamplingActiveClassifier(ledgered(shared), epsilon=0.1, accountant=shared)
+    clf.fit(X, y)
+    assert clf.privacy_spent_ == expected == shared.spent()  # was (1.1, ...)
+    assert [c.source for c in shared.history] == ["SubSamplingActiveClassifier"]
+    assert clf.estimator.accountant is shared and clf.estimator_.accountant is None
+    # A ledger on the base learner only: this estimator's cost, before the
+    # oracle is asked (an exhausted one refuses with no label read).
+    own = PrivacyAccountant(epsilon=10.0, delta=0.1)
+    SubSamplingActiveClassifier(ledgered(own), epsilon=0.1).fit(X, y)
+    assert own.spent() == expected and len(own.history) == 1
+    asked = []
+    tiny = PrivacyAccountant(epsilon=0.05)
+    with pytest.raises(PrivacyBudgetError):
+        SubSamplingActiveClassifier(ledgered(tiny), epsilon=0.1).fit(
+            X, label_oracle=lambda idx: asked.append(idx) or y[idx]
+        )
+    assert asked == [] and tiny.spent() == (0.0, 0.0)
+
+
+def test_ledgers_two_levels_down_are_charged_once_each():
+    X, y = make_pool()
+    a = PrivacyAccountant(epsilon=10.0, delta=0.1)
+    b = PrivacyAccountant(epsilon=10.0, delta=0.1)
+    lb = LabelBoostClassifier(ledgered(a), n_base=1, accountant=b)
+    clf = SubSamplingActiveClassifier(
+        lb, epsilon=1.0, n_subsample=1000, n_labeled=400, classes=[0, 1], accountant=a
+    ).fit(X, y)
+    assert a.spent() == b.spent() == clf.privacy_spent_
+    assert len(a.history) == len(b.history) == 1
+    assert clf.estimator_.accountant is None
+    assert clf.estimator_.estimator_.accountant is None
+
+
+# --- label dtypes with a LabelBoost base (review F3) ------------------------------
+
+
+@pytest.mark.parametrize(
+    "kind", ["int", "float", "str", "object-str", "bool", "uint8", "float32"]
+)
+@pytest.mark.parametrize("n_labeled", [400, 1000])
+def test_labelboost_base_takes_any_label_dtype(kind, n_labeled):
+    X, y = make_pool()
+    labels = {
+        "int": (y, [0, 1]),
+        "float": (y.astype(float), [0.0, 1.0]),
+        "str": (np.where(y == 1, "pos", "neg"), ["neg", "pos"]),
+        "object-str": (np.where(y == 1, "pos", "neg").astype(object), ["neg", "pos"]),
+        "bool": (y.astype(bool), [False, True]),
+        "uint8": (y.astype(np.uint8), [0, 1]),
+        "float32": (y.astype(np.float32), [0.0, 1.0]),
+    }
+    yy, classes = labels[kind]
+    acc = PrivacyAccountant(epsilon=10.0)
+    lb = LabelBoostClassifier(base(classes=None), n_base=1)
+    clf = SubSamplingActiveClassifier(
+        lb, n_subsample=1000, n_labeled=n_labeled, classes=classes, accountant=acc
+    ).fit(X, yy)
+    assert acc.spent() == (1.0, 0.0)
+    assert clf.estimator_.schedule_.n_unlabeled == 1000 - n_labeled
+    assert set(clf.predict(X[:50]).tolist()) <= set(classes)
+
+
+@pytest.mark.parametrize(
+    "setting", ["classes", "y_public", "three-classes", "complex-y", "date-y"]
+)
+def test_unworkable_labels_refused_before_the_charge(setting):
+    X, y = make_pool()
+    asked = []
+    fit_kw = {"y": y}
+    params = {"n_subsample": 1000, "n_labeled": 400, "classes": [0, 1]}
+    match = "cannot be a class"
+    if setting == "classes":
+        params["classes"] = [-1, 1]
+    elif setting == "y_public":
+        params["classes"] = None
+        fit_kw["X_public"] = PublicData(np.array([[0.1], [0.9]]), np.array([-1, 1]))
+    elif setting == "three-classes":
+        params["classes"], match = [0, 1, 2], "Only binary"
+    else:
+        dtype = complex if setting == "complex-y" else "datetime64[D]"
+        fit_kw, match = {"y": y.astype(dtype)}, "cannot hold class labels"
+    if setting in ("classes", "y_public", "three-classes"):
+        fit_kw = {**fit_kw, "y": None}
+        fit_kw["label_oracle"] = lambda idx: asked.append(idx) or y[idx]
+    acc = PrivacyAccountant(epsilon=10.0)
+    clf = SubSamplingActiveClassifier(
+        LabelBoostClassifier(base(classes=None), n_base=1), accountant=acc, **params
+    )
+    with pytest.raises(ValueError, match=match):
+        clf.fit(X, **fit_kw)
+    assert acc.spent() == (0.0, 0.0) and asked == []
+
+
+def test_labelboost_base_refuses_minus_one_read_off_the_answers():
+    X, y = make_pool()
+    yy = np.where(y == 1, 1, -1)
+    acc = PrivacyAccountant(epsilon=10.0)
+    clf = SubSamplingActiveClassifier(
+        LabelBoostClassifier(base(classes=None), n_base=1),
+        n_subsample=1000, n_labeled=400, accountant=acc,
+    )  # fmt: skip
+    with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError, match="-1"):
+        clf.fit(X, yy)
+    assert acc.spent() == (1.0, 0.0)  # read off private labels: after the charge
+
+
+# --- public data before the charge and the oracle (review F5) ---------------------
+
+
+@pytest.mark.parametrize(
+    "public, match",
+    [
+        (PublicData(np.zeros((5, 2))), "2 features"),
+        (PublicData(np.zeros((5, 1)), np.array([0, 1, 2, 0, 1])), "not in classes"),
+        (PublicData(np.full((5, 1), np.nan)), "NaN"),
+        (PublicData(np.zeros((5, 1)), np.zeros(5)), "at least two classes"),
+    ],
+)
+def test_public_data_checked_before_the_charge_and_the_oracle(public, match):
+    X, y = make_pool(2000)
+    asked = []
+    acc = PrivacyAccountant(epsilon=10.0)
+    classes = None if match == "at least two classes" else [0, 1]
+    clf = SubSamplingActiveClassifier(base(classes=classes), accountant=acc)
+    with pytest.raises(ValueError, match=match):
+        clf.fit(X, X_public=public, label_oracle=lambda i: asked.append(i) or y[i])
+    assert acc.spent() == (0.0, 0.0) and asked == []
+
+
+def test_label_set_read_off_the_answers_after_the_charge():
+    X, y = make_pool(2000)
+    acc = PrivacyAccountant(epsilon=10.0)
+    clf = SubSamplingActiveClassifier(base(classes=None), accountant=acc)
+    with pytest.warns(PrivacyLeakWarning):
+        clf.fit(X, y)
+    assert clf.classes_.tolist() == [0, 1] and acc.spent() == (1.0, 0.0)
+    with pytest.warns(PrivacyLeakWarning), pytest.raises(ValueError) as info:
+        clf.fit(X, np.zeros_like(y))
+    assert "only one class" in str(info.value) and "[0]" not in str(info.value)
+    assert acc.spent() == (2.0, 0.0)
+
+
 def test_pipeline_grid_search_and_cross_validate_with_a_ledger():
     X, y = make_pool(6000)
     acc = PrivacyAccountant(epsilon=100.0)
@@ -214,7 +421,9 @@ def test_pipeline_grid_search_and_cross_validate_with_a_ledger():
 
 def test_noise_is_fresh_each_fit():
     X, y = make_pool(5000)
-    clf = SubSamplingActiveClassifier(base(), epsilon=0.5, random_state=0)
+    clf = SubSamplingActiveClassifier(
+        base(), epsilon=0.5, store_transcript=True, random_state=0
+    )
     first = clf.fit(X, y).transcript_.copy()
     assert not np.array_equal(first, clf.fit(X, y).transcript_)
 
