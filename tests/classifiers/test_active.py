@@ -11,6 +11,7 @@
 
 import math
 import pickle
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -435,3 +436,14 @@ def test_feature_names_kept():
     clf = SubSamplingActiveClassifier(base()).fit(frame, y)
     assert clf.feature_names_in_.tolist() == ["age"]
     assert clf.predict(frame.iloc[:3]).shape == (3,)  # no feature-name warning
+
+
+def test_docs_state_the_neighbours_and_what_fit_alone_guarantees():
+    # Review F7: the privacy page covers the estimator; the docstring says the
+    # "no other label is read" promise is fit's, not cross_validate's.
+    doc = SubSamplingActiveClassifier.__doc__
+    assert "This holds\n    for ``fit`` only" in doc and "StratifiedKFold" in doc
+    page = (Path(__file__).parents[2] / "docs" / "privacy.rst").read_text()
+    section = page[page.index(":class:`~sklearn_semiprivate.SubSamplingActive") :]
+    assert "Definition 5.3" in section.split("\n\n")[0]
+    assert "store_transcript=True" in section and "StratifiedKFold" in section

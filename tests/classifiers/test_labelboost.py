@@ -16,6 +16,7 @@ Privacy is checked the way Lemma 4.6 argues it:
 """
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -574,3 +575,13 @@ def test_feature_names_kept():
     clf = LabelBoostClassifier(base(), n_base=2, classes=[0, 1]).fit(frame, y)
     assert clf.feature_names_in_.tolist() == ["age"]
     assert clf.predict(frame.iloc[:3]).shape == (3,)  # no feature-name warning
+
+
+def test_privacy_page_states_the_neighbours():
+    # Review F7: replace-one, with the labeled/unlabeled counts and the mask
+    # of labeled rows public.
+    page = (Path(__file__).parents[2] / "docs" / "privacy.rst").read_text()
+    start = page.index(":class:`~sklearn_semiprivate.LabelBoostClassifier` is DP")
+    paragraph = " ".join(page[start:].split("\n\n")[0].split())
+    assert "replace-one neighbours only" in paragraph
+    assert "which rows are labeled" in paragraph and "treated as public" in paragraph
