@@ -11,6 +11,7 @@ constants, costs and steps live in ``_transfer_steps.py``.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import contextlib
 import math
 import warnings
 from numbers import Integral, Real
@@ -21,19 +22,71 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import fit_cost, reserve_budget
+from ..accounting._reservation import accountant_keys, fit_cost
 from ..exceptions import PrivacyLeakWarning
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
 from . import _transfer_steps as steps
 from ._base import check_private_labels, prepare_fit_data
+from ._labelboost import reserve_on_every_ledger
 from ._progress import FitProgress
 
 __all__ = ["SubsampleTestReweighClassifier"]
 
 # The paper's range for alpha and beta (Algorithms 1 and 2: 0 < alpha, beta < 1/8).
 _ALPHA_MAX = 0.125
+
+
+@contextlib.contextmanager
+def _leaks_are_errors(private):
+    """Algorithm 2: a ``PrivacyLeakWarning`` of the learner's fit is an error.
+
+    The backstop of :func:`~._transfer_steps.check_learner_bounds`: a learner
+    that reads a value off the curator's draws outside its mechanisms (its
+    bounds, its label set) makes the round's cost unknown, so the fit stops
+    there (the ledgers stay charged) rather than return a model whose
+    ``privacy_spent_`` is false. The filter is process-wide (Python's
+    warnings state): a thread leaving its own ``catch_warnings`` meanwhile
+    can restore filters without it, and the leak is then only warned.
+    """
+    if not private:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        try:
+            yield
+        except PrivacyLeakWarning as leak:
+            raise ValueError(
+                "The learner read a value off the curator's private draws "
+                "outside its stated cost (it raised a PrivacyLeakWarning while "
+                "fitted in a round), so Claim 4.1 does not cover the round and "
+                "no (epsilon, delta) can be claimed. The fit is stopped; the "
+                "ledgers stay charged. Give the learner its bounds= and "
+                "classes= (or public data)."
+            ) from leak
+
+
+def _validate_learner_params(learner):
+    """Check the parameters of the learner and of every estimator inside it.
+
+    scikit-learn's own check (``_validate_params`` against
+    ``_parameter_constraints``), which an estimator otherwise runs at the
+    start of its fit, i.e. in the first round, after the charge and a
+    private draw. Estimators that declare no constraints are skipped.
+    """
+    nested = [learner]
+    nested += [
+        value
+        for value in learner.get_params(deep=True).values()
+        if hasattr(value, "get_params") and not isinstance(value, type)
+    ]
+    for estimator in nested:
+        if hasattr(estimator, "_parameter_constraints") and hasattr(
+            estimator, "_validate_params"
+        ):
+            estimator._validate_params()
 
 
 def _learner_has(method):
@@ -92,8 +145,17 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
         classifier of this package with an ``epsilon`` parameter (and
         ``delta`` if approximate), e.g. :class:`PrivateSGDClassifier`; its
         ``epsilon``/``delta`` are set so that it is ``(1, δ_M)``-DP for
-        replace-one neighbours (Section 4: "apply M with ε = 1"). With
-        ``private=False``: any classifier.
+        replace-one neighbours (Section 4: "apply M with ε = 1"); a learner
+        whose stated ``_privacy_cost`` is then above ``ε = 1/2`` is refused,
+        and so is one with a ``bounds`` parameter (at any depth) left at None
+        when no ``X_public`` is passed (it would read its domain box off the
+        curator's draws). With ``private=False``: any classifier. Its
+        parameters (nested ones too) are validated before the charge; its
+        unset ``classes`` (nested ones too) are set to ``classes_``. Its own
+        ``accountant`` (and any nested one), if set, is charged this
+        estimator's ``privacy_spent_`` with this one, before the first
+        private read, each ledger once; every round fits a clone with its
+        ledgers cleared, so nothing is charged again.
     alpha : float
         Accuracy target α in ``(0, 1/8)`` (the paper's range); the
         multiplicative-weights rate is ``η = α/8``.
@@ -139,12 +201,14 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
     verbose : int, default=0
         Print the plan and one line per round (round, estimated target loss).
     accountant : PrivacyAccountant, default=None
-        Charged ``privacy_spent_`` before the first private read.
+        Charged ``privacy_spent_`` before the first private read (as is the
+        learner's ledger, if it has one).
 
     Attributes
     ----------
     estimator_ : estimator
-        The kept hypothesis ``h``; ``predict`` uses it.
+        The kept hypothesis ``h``; ``predict`` uses it. Its ``accountant``
+        parameters are None (charged through this estimator).
     classes_ : ndarray of shape (n_classes,)
         The label set.
     n_features_in_ : int
@@ -183,9 +247,12 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
     privacy_spent_ : PrivacyCost
         The curator's ``(epsilon, delta)`` (replace-one neighbours); ``(inf,
         1)`` with ``private=False``.
-    local_privacy_ : PrivacyCost
-        Each agent's ``(local_epsilon, local_delta)`` (one answer each);
-        ``(inf, 1)`` with ``private=False``.
+    local_privacy_ : PrivacyCost or None
+        Each agent's ``(local_epsilon, local_delta)`` for this fit (one answer
+        each); ``(inf, 1)`` with ``private=False``; None with a
+        ``target_oracle``, whose answers this class cannot check (their
+        privacy is the caller's responsibility). Every fit asks the agents
+        again: see the Notes.
 
     See Also
     --------
@@ -206,9 +273,23 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
     agents' answers (the weights are never released). Local agents: each
     agent of ``X_target`` is in at most one batch and answers once, through
     :class:`~sklearn_semiprivate.mechanisms.LossRandomizedResponse`
-    (``local_epsilon``-LDP, exactly) or the Gaussian randomizer. A refit on
-    the same ``X_target`` asks every agent again. A ``target_oracle`` is
-    trusted to answer with ``local_privacy_``.
+    (``local_epsilon``-LDP, exactly) or the Gaussian randomizer, once per
+    fit. ``local_privacy_`` is the cost of one fit: every fit (each fold,
+    candidate and refit) asks every agent it is given again, each answer
+    costing another ``local_epsilon`` (``local_delta``), so under
+    ``cross_validate`` or ``GridSearchCV`` an agent answers up to once per
+    fit and its LDP cost adds up. An ``X_target`` as long as ``X`` is sliced
+    per fold together with ``X`` (a ``PrivacyLeakWarning`` says so); no
+    opaque container (such as
+    :class:`~sklearn_semiprivate.PublicData`, which is for public rows, and
+    the target's rows are not public) is offered for it, since the whole
+    target in every fit would ask every agent in every fit: the agents are
+    asked again either way. A ``target_oracle`` is the caller's: its
+    privacy is the caller's responsibility (``local_privacy_`` is None).
+    Learner: a learner that reads a value off its rows outside its stated
+    cost (a ``PrivacyLeakWarning`` inside a round) stops the fit with a
+    ``ValueError`` after the charge rather than return a false
+    ``privacy_spent_``.
 
     **Differences from the paper.** The learner is configured at replace-one
     ``ε = 1`` (stated ``ε = 1/2``, add/remove learners doubled); the curator
@@ -339,12 +420,21 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
             Public labels when ``X_public`` is a raw array.
         X_target : array-like of shape (n_agents, n_features), default=None
             The local agents' rows from the target T (each agent's own).
+            Every fit asks its agents again (another ``local_epsilon``
+            each): see the Notes on ``cross_validate`` and ``GridSearchCV``.
         y_target : array-like of shape (n_agents,), default=None
-            Their labels.
+            Their labels, each among ``classes_`` (else a ``ValueError``
+            before the charge).
         target_oracle : callable, default=None
             ``target_oracle(h) -> float``: a privatized estimate of the
             fitted hypothesis ``h``'s 0-1 loss on T, for agents that are
-            remote. Give either it or ``X_target``/``y_target``.
+            remote. Give either it or ``X_target``/``y_target``. Its privacy
+            is the caller's responsibility: this class cannot check it and
+            reports ``local_privacy_ = None``. Each answer must be a finite
+            real scalar (a ``TypeError``, or a ``ValueError`` for NaN or
+            infinity, naming ``target_oracle``); the oracle is first asked
+            about the first round's hypothesis, so such errors come after
+            the charge.
 
         Returns
         -------
@@ -354,8 +444,14 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
         progress = FitProgress(self, self.verbose)
         rng_agents, rng_learner, rng_draws = spawn_rngs(self.random_state, 3)
         steps.check_target_source(X_target, y_target, target_oracle)
+        # The learner's parameters are checked first (free): a bad one must
+        # not cost, nor wait for the first round's fit to be found.
+        learner = clone(self.estimator)
+        _validate_learner_params(learner)
         if self.private:
-            steps.check_private_learner(self.estimator.get_params(deep=False))
+            steps.check_private_learner(learner.get_params(deep=False))
+            # It would read its box off the secret draws, outside Claim 4.1.
+            steps.check_learner_bounds(learner, has_public=X_public is not None)
         with warnings.catch_warnings():
             if not self.private:
                 # Algorithm 1 is not private: reading the labels is no leak.
@@ -367,8 +463,22 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
         n, d = data.X.shape
         n_target = None
         if target_oracle is None:
-            X_target, y_target = steps.check_target(X_target, y_target, d)
+            X_target, y_target = steps.check_target(
+                X_target, y_target, d, classes=data.classes
+            )
             n_target = X_target.shape[0]
+            if self.private and n_target == n:
+                # Both counts are public (replace-one; the batches' sizes).
+                warnings.warn(
+                    "X_target has as many rows as X: cross_validate and "
+                    "GridSearchCV slice it per fold together with X, so the "
+                    "folds ask overlapping sets of agents. Every fit (each "
+                    "fold, candidate and refit) asks its agents again, each "
+                    "answer costing another local_epsilon: an agent in k fits "
+                    "is (k * local_epsilon)-LDP, not local_epsilon.",
+                    PrivacyLeakWarning,
+                    stacklevel=3,
+                )
         learner_kw = {}
         if X_public is not None:
             learner_kw = {"X_public": X_public, "y_public": y_public}
@@ -379,8 +489,10 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
             f"kappa={plan.kappa}, N0={plan.n0} agents per round, halt at "
             f"a_t <= {plan.threshold:.4g}"
         )
-        # Reserved atomically before the first private read.
-        reserve_budget(self.accountant, self._privacy_cost(), self)
+        # Reserved atomically before the first private read, on this ledger
+        # and every (nested) ledger of the learner, each once; the rounds fit
+        # clones of plan.learner, whose ledgers are cleared.
+        reserve_on_every_ledger(self, self._privacy_cost())
         check_private_labels(data.y, data.classes)
 
         # Alg. 2's draws and answers are privacy noise (Claim 4.1 needs the
@@ -404,10 +516,11 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
                 clone(plan.learner), public_seed(rng_learner)
             )
             # Claim 4.1's round: kappa-dense mu_t, m1 secret draws, M.
-            fitted, mu = steps.curator_round(
-                data.X, data.y, log_w, kappa, plan.m,
-                steps.FitWith(learner, learner_kw), rng,
-            )  # fmt: skip
+            with _leaks_are_errors(self.private):
+                fitted, mu = steps.curator_round(
+                    data.X, data.y, log_w, kappa, plan.m,
+                    steps.FitWith(learner, learner_kw), rng,
+                )  # fmt: skip
             h = fitted.estimator
             if target_oracle is not None:
                 a_t = steps.check_oracle_answer(target_oracle(h))
@@ -467,7 +580,7 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
         self.round_privacy_ = plan.round_cost
         self.curator_bound_ = plan.curator_bound
         self.privacy_spent_ = self._privacy_cost()
-        self.local_privacy_ = self._local_privacy()
+        self.local_privacy_ = self._local_privacy(target_oracle)
         return self
 
     def _declared_classes(self):
@@ -480,7 +593,10 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
             return PrivacyCost(math.inf, 1.0)
         return PrivacyCost(float(self.epsilon), float(self.delta))
 
-    def _local_privacy(self):
+    def _local_privacy(self, target_oracle=None):
+        if target_oracle is not None:
+            # The oracle's answers are the caller's: nothing here can check them.
+            return None
         if not self.private:
             return PrivacyCost(math.inf, 1.0)
         return PrivacyCost(float(self.local_epsilon), float(self.local_delta))
@@ -505,9 +621,18 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
         if m is None:
             m = steps.default_subsample(alpha, beta, rounds, d)
         learner = clone(self.estimator)
+        # Its ledgers (nested ones too) are charged this fit's cost before the
+        # first private read (reserve_on_every_ledger): the rounds charge none.
+        learner.set_params(**dict.fromkeys(accountant_keys(learner), None))
+        # Every unset label set (nested ones too) is the fit's public one: a
+        # learner must not read it off the secret draws.
+        unset = [
+            key
+            for key, value in learner.get_params(deep=True).items()
+            if value is None and key.rsplit("__", 1)[-1] == "classes"
+        ]
+        learner.set_params(**dict.fromkeys(unset, classes))
         params = learner.get_params(deep=False)
-        if "classes" in params and params["classes"] is None:
-            learner.set_params(classes=classes)
         if not self.private:
             tolerance = 0.0
             if n_target is not None:
@@ -527,12 +652,10 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
             kappa = steps.default_kappa(alpha, float(self.chi2_bound))
         kappa = float(kappa)
         epsilon, delta = float(self.epsilon), float(self.delta)
-        settings = steps.learner_settings(params, kappa, delta, rounds)
-        if "accountant" in params:
-            # The curator's ledger is charged for the whole fit, once.
-            settings["accountant"] = None
-        learner.set_params(**settings)
-        learner_cost = steps.replace_one_cost(fit_cost(learner, **learner_kw))
+        learner.set_params(**steps.learner_settings(params, kappa, delta, rounds))
+        stated = fit_cost(learner, **learner_kw)
+        steps.check_learner_cost(stated)
+        learner_cost = steps.replace_one_cost(stated)
         needed = steps.curator_rows_needed(
             learner_cost, m, kappa, rounds, epsilon, delta
         )

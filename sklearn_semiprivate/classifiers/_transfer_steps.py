@@ -12,6 +12,7 @@ here at call time, so the tests' mutants patch one place.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import math
+from numbers import Real
 
 import numpy as np
 from sklearn.utils import check_array
@@ -29,6 +30,8 @@ __all__ = [
     "LEARNER_EPSILON",
     "FitWith",
     "agents_per_round",
+    "check_learner_bounds",
+    "check_learner_cost",
     "check_oracle_answer",
     "check_private_learner",
     "check_target",
@@ -165,6 +168,73 @@ def check_private_learner(params):
             "private=True needs a differentially private learner with an "
             "'epsilon' parameter (e.g. PrivateSGDClassifier): Section 4 runs it "
             "at epsilon = 1."
+        )
+
+
+def check_learner_bounds(learner, has_public):
+    """Refuse a learner that would read its domain box off its private rows.
+
+    A learner of this package with a ``bounds`` parameter (at any depth, e.g.
+    the last step of a pipeline) left at None and no public data to take the
+    box from reads the range of the rows it is fitted on, the curator's
+    secret draws, outside its stated cost (with a ``PrivacyLeakWarning``):
+    Claim 4.1 would not cover the round. Checked on parameters alone, before
+    the charge.
+
+    Parameters
+    ----------
+    learner : estimator
+        The learner (``get_params(deep=True)`` is read).
+    has_public : bool
+        Whether public rows are routed to the learner's fit.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate import PrivateSGDClassifier
+    >>> from sklearn_semiprivate.classifiers._transfer_steps import (
+    ...     check_learner_bounds)
+    >>> check_learner_bounds(PrivateSGDClassifier(bounds=(-1, 1)), False)
+    >>> check_learner_bounds(PrivateSGDClassifier(), True)
+    """
+    if has_public:
+        return
+    unset = sorted(
+        key
+        for key, value in learner.get_params(deep=True).items()
+        if value is None and key.rsplit("__", 1)[-1] == "bounds"
+    )
+    if unset:
+        names = ", ".join(f"estimator__{key}" for key in unset)
+        raise ValueError(
+            f"The learner's bounds are None ({names}) and no public data is "
+            "passed to fit: each round it would read its domain box off the "
+            "curator's private draws, outside the accounting (Claim 4.1 covers "
+            "the learner's stated cost only). Set the learner's bounds= or pass "
+            "X_public."
+        )
+
+
+def check_learner_cost(stated):
+    """Refuse a learner stating more than ``ε = 1/2`` at the ``ε = 1/2`` setting.
+
+    Claim 4.1 (with :func:`replace_one_cost`) is applied to a learner that is
+    replace-one ``ε = 1``: stated ``1/2`` for add/remove. A learner whose
+    ``_privacy_cost`` still exceeds it after :func:`learner_settings` (it
+    composes its ``epsilon`` over several releases, say) breaks that premise.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.classifiers._transfer_steps import (
+    ...     check_learner_cost)
+    >>> check_learner_cost((0.5, 1e-9))
+    """
+    eps = float(stated[0])
+    if not eps <= LEARNER_EPSILON / 2.0:
+        raise ValueError(
+            f"The learner states epsilon={eps:g} at its epsilon=0.5 setting; "
+            "Claim 4.1 is applied to a learner that is 0.5-DP as stated (1 for "
+            "replace-one, Section 4's eps = 1). Use a learner whose stated "
+            "epsilon is its epsilon parameter."
         )
 
 
@@ -464,8 +534,12 @@ def check_target_source(X_target, y_target, target_oracle):
         )
 
 
-def check_target(X_target, y_target, n_features):
-    """Format checks of the agents' rows; no value is quoted in an error."""
+def check_target(X_target, y_target, n_features, classes=None):
+    """Format checks of the agents' rows; no value is quoted in an error.
+
+    With ``classes``, every target label must be one of them (a label no
+    hypothesis can predict would count as a loss in every round).
+    """
     X_target = call_on_private(
         check_array, X_target, dtype=np.float64, ensure_all_finite=True,
         what="the target rows (X_target)",
@@ -485,11 +559,45 @@ def check_target(X_target, y_target, n_features):
             f"y_target must be 1-D with one label per row of X_target "
             f"({X_target.shape[0]}), got shape {y_target.shape}."
         )
+    if classes is not None:
+        known = set(np.asarray(classes).tolist())
+        if not set(y_target.tolist()) <= known:
+            raise ValueError(
+                "y_target has labels that are not among the classes (the "
+                "learner's classes=, else the public labels, else the private "
+                "ones); no label is quoted. The target's labels must be the "
+                "source's."
+            )
     return X_target, y_target
 
 
 def check_oracle_answer(answer):
-    value = float(answer)
+    """A ``target_oracle`` answer as a float: a finite real scalar.
+
+    Out-of-``[0, 1]`` values are accepted (a de-biased randomized estimate
+    can be). Strings, booleans, None, complex numbers and arrays of other
+    than one element are a ``TypeError``; NaN and infinities a
+    ``ValueError``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers._transfer_steps import (
+    ...     check_oracle_answer)
+    >>> check_oracle_answer(np.float32(0.25)), check_oracle_answer(-0.1)
+    (0.25, -0.1)
+    """
+    value = answer
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+        value, (Real, np.integer, np.floating)
+    ):
+        raise TypeError(
+            "target_oracle must return a real number (the estimated 0-1 loss of "
+            f"the hypothesis), got {type(answer).__name__}."
+        )
+    value = float(value)
     if not math.isfinite(value):
         raise ValueError("target_oracle must return a finite loss estimate.")
     return value

@@ -13,6 +13,7 @@
 """
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -25,8 +26,11 @@ from sklearn.preprocessing import FunctionTransformer
 
 from sklearn_semiprivate import (
     PrivacyAccountant,
+    PrivacyBudgetError,
     PrivacyCost,
+    PrivacyLeakWarning,
     PrivateSGDClassifier,
+    PublicData,
     SubsampleTestReweighClassifier,
     reproducible_noise,
 )
@@ -510,3 +514,239 @@ def test_pipeline_and_cross_validate_with_fit_params():
     assert pipe.predict(X_t).shape == (3500,)
     res = cross_validate(stl(), X, y, cv=2, params={"X_target": X_t, "y_target": y_t})
     assert res["test_score"].shape == (2,)
+
+
+# -- review fixes: the learner's ledgers, leaks and parameters (F1-F3) --------
+
+
+class LedgeredMajority(NoisyMajority):
+    """NoisyMajority with its own ledger, charged by its own fit."""
+
+    def __init__(self, epsilon=1.0, classes=None, random_state=None, accountant=None):
+        super().__init__(epsilon=epsilon, classes=classes, random_state=random_state)
+        self.accountant = accountant
+
+    def fit(self, X, y):
+        if self.accountant is not None:
+            self.accountant.spend(*self._privacy_cost(), source=self)
+        return super().fit(X, y)
+
+
+class Wrapper(ClassifierMixin, BaseEstimator):
+    """A private learner around another one (nested ledgers and classes)."""
+
+    def __init__(self, inner, epsilon=1.0, classes=(0, 1)):
+        self.inner = inner
+        self.epsilon = epsilon
+        self.classes = classes
+
+    def _privacy_cost(self, **fit_params):
+        return PrivacyCost(float(self.epsilon), 0.0)
+
+    def fit(self, X, y):
+        self.inner_ = clone(self.inner).set_params(epsilon=self.epsilon).fit(X, y)
+        self.classes_ = self.inner_.classes_
+        return self
+
+    def predict(self, X):
+        return self.inner_.predict(X)
+
+
+class Leaky(NoisyMajority):
+    """Reads a value off its rows with a PrivacyLeakWarning (as a box would be)."""
+
+    def fit(self, X, y):
+        warnings.warn("read off the private rows", PrivacyLeakWarning, stacklevel=2)
+        return super().fit(X, y)
+
+
+class Greedy(NoisyMajority):
+    """States twice its epsilon parameter (composes two releases, say)."""
+
+    def _privacy_cost(self, **fit_params):
+        return PrivacyCost(2.0 * float(self.epsilon), 0.0)
+
+
+@pytest.fixture
+def rounds(monkeypatch):
+    """The curator rounds run (each reads the private rows)."""
+    ran = []
+    original = steps.curator_round
+
+    def counting(*args, **kwargs):
+        ran.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(steps, "curator_round", counting)
+    return ran
+
+
+def test_ledger_on_the_learner_only_is_charged_the_fit_once(rounds):
+    X, y, X_t, y_t = source_target()
+    led = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = stl(LedgeredMajority(classes=[0, 1], accountant=led))
+    clf.fit(X, y, X_target=X_t, y_target=y_t)
+    # Was never charged (the learner's ledger was set to None).
+    assert led.spent() == clf.privacy_spent_ == PrivacyCost(2.0, 1e-5)
+    assert len(led.history) == 1 and len(rounds) == clf.n_iter_
+    assert clf.estimator.accountant is led  # the parameter is left as it was
+    assert clf.estimator_.accountant is None  # the fitted clones charged nothing
+
+
+def test_shared_ledger_on_both_is_charged_once():
+    X, y, X_t, y_t = source_target()
+    led = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = stl(LedgeredMajority(classes=[0, 1], accountant=led), accountant=led)
+    clf.fit(X, y, X_target=X_t, y_target=y_t)
+    assert led.spent() == clf.privacy_spent_ and len(led.history) == 1
+
+
+def test_nested_ledger_is_charged_and_an_exhausted_one_refuses_before_any_read(
+    rounds,
+):
+    X, y, X_t, y_t = source_target()
+    own, inner = PrivacyAccountant(epsilon=10.0), PrivacyAccountant(epsilon=1.0)
+    clf = stl(Wrapper(LedgeredMajority(accountant=inner)), accountant=own)
+    with pytest.raises(PrivacyBudgetError):
+        clf.fit(X, y, X_target=X_t, y_target=y_t)
+    # Every ledger is checked before any is charged; no round ran.
+    assert rounds == [] and own.spent() == inner.spent() == (0.0, 0.0)
+    inner = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf.set_params(estimator=Wrapper(LedgeredMajority(accountant=inner)))
+    clf.fit(X, y, X_target=X_t, y_target=y_t)
+    assert own.spent() == inner.spent() == clf.privacy_spent_
+    assert len(inner.history) == 1
+    # The nested classes were set to the fit's public ones.
+    assert list(clf.estimator_.get_params()["inner__classes"]) == [0, 1]
+    assert clf.estimator_.get_params()["inner__accountant"] is None
+
+
+def test_learner_without_bounds_or_public_data_is_refused_before_the_charge(rounds):
+    X, y, X_t, y_t = source_target()
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = stl(PrivateSGDClassifier(classes=[0, 1]), accountant=acc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # not one round
+        with pytest.raises(ValueError, match=r"estimator__bounds.*no public data"):
+            clf.fit(X, y, X_target=X_t, y_target=y_t)
+    assert rounds == [] and acc.spent() == (0.0, 0.0)
+
+
+def test_learner_without_bounds_takes_them_from_public_data():
+    X, y, X_t, y_t = source_target(n=6000)
+    clf = stl(PrivateSGDClassifier(classes=[0, 1], n_epochs=1.0), max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        clf.fit(X, y, X_public=PublicData(X_t[:100]), X_target=X_t, y_target=y_t)
+    assert clf.n_iter_ == 1
+
+
+def test_a_leak_inside_the_rounds_is_an_error_not_a_claim():
+    X, y, X_t, y_t = source_target()
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = stl(Leaky(classes=[0, 1]), accountant=acc)
+    with warnings.catch_warnings():
+        # Even with the user's filter ignoring it (as doctests do).
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        with pytest.raises(ValueError, match="raised a PrivacyLeakWarning"):
+            clf.fit(X, y, X_target=X_t, y_target=y_t)
+    assert not hasattr(clf, "privacy_spent_")
+    assert acc.spent() == (2.0, 1e-5)  # charged before the read: stays charged
+    # Algorithm 1 is not private: no backstop there.
+    clf.set_params(private=False, accountant=None)
+    with pytest.warns(PrivacyLeakWarning, match="read off"):
+        clf.fit(X, y, X_target=X_t, y_target=y_t)
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [({"loss": "bogus"}, "'loss'"), ({"n_epochs": -1.0}, "'n_epochs'")],
+)
+def test_bad_learner_parameters_raise_before_the_charge(rounds, bad, match):
+    X, y, X_t, y_t = source_target()
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    sgd = PrivateSGDClassifier(classes=[0, 1], bounds=(-4, 4), **bad)
+    with pytest.raises(ValueError, match=match):
+        stl(sgd, accountant=acc).fit(X, y, X_target=X_t, y_target=y_t)
+    assert rounds == [] and acc.spent() == (0.0, 0.0)
+    # Nested too.
+    with pytest.raises(ValueError, match=match):
+        stl(Wrapper(sgd), accountant=acc).fit(X, y, X_target=X_t, y_target=y_t)
+    assert rounds == [] and acc.spent() == (0.0, 0.0)
+
+
+def test_learner_stating_more_than_half_is_refused_before_the_charge(rounds):
+    X, y, X_t, y_t = source_target()
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    with pytest.raises(ValueError, match=r"states epsilon=1 at its epsilon=0\.5"):
+        stl(Greedy(classes=[0, 1]), accountant=acc).fit(
+            X, y, X_target=X_t, y_target=y_t
+        )
+    assert rounds == [] and acc.spent() == (0.0, 0.0)
+
+
+# -- review fixes: agents, oracle, target labels, docs (F4-F7) ----------------
+
+
+def test_target_as_long_as_x_warns_that_cv_slices_it():
+    X, y, X_t, y_t = source_target(n=3000, n_target=3000)
+    with pytest.warns(PrivacyLeakWarning, match="as many rows as X"):
+        stl().fit(X, y, X_target=X_t, y_target=y_t)
+    X, y, X_t, y_t = source_target(n=3000, n_target=4000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        stl().fit(X, y, X_target=X_t, y_target=y_t)
+
+
+def test_docs_say_every_fit_asks_every_agent_again():
+    doc = " ".join(SubsampleTestReweighClassifier.__doc__.split())
+    assert "every fit (each fold, candidate and refit) asks every agent" in doc
+    assert "another ``local_epsilon``" in doc
+    assert "PublicData" in doc  # why no opaque container for the target
+
+
+def test_oracle_gives_no_local_privacy_and_is_the_callers_responsibility():
+    X, y, _, _ = source_target()
+    clf = stl().fit(X, y, target_oracle=lambda h: 0.5)
+    assert clf.local_privacy_ is None  # was (local_epsilon, local_delta)
+    doc = " ".join(SubsampleTestReweighClassifier.fit.__doc__.split())
+    assert "the caller's responsibility" in doc
+    doc = " ".join(SubsampleTestReweighClassifier.__doc__.split())
+    assert "None with a ``target_oracle``" in doc
+
+
+@pytest.mark.parametrize(
+    "answer, error",
+    [
+        (None, TypeError),
+        ("0.05", TypeError),
+        (np.array([0.1, 0.2]), TypeError),
+        (True, TypeError),
+        (0.1 + 0j, TypeError),
+        (np.nan, ValueError),
+        (np.inf, ValueError),
+    ],
+)
+def test_bad_oracle_answers_are_refused_naming_the_oracle(answer, error):
+    X, y, _, _ = source_target()
+    with pytest.raises(error, match="target_oracle must return"):
+        stl().fit(X, y, target_oracle=lambda h: answer)
+
+
+@pytest.mark.parametrize("answer", [np.float32(0.25), np.array(0.25), 1, -0.2])
+def test_real_scalar_oracle_answers_are_accepted(answer):
+    X, y, _, _ = source_target()
+    clf = stl(max_iter=1).fit(X, y, target_oracle=lambda h: answer)
+    assert clf.history_["target_loss"][0] == float(answer)
+
+
+@pytest.mark.parametrize(
+    "relabel",
+    [lambda yt: np.where(yt == 1, "pos", "neg"), lambda yt: yt + 1],
+)
+def test_target_labels_outside_the_classes_raise_before_the_charge(rounds, relabel):
+    X, y, X_t, y_t = source_target()
+    acc = PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(ValueError, match="y_target has labels that are not among"):
+        stl(accountant=acc).fit(X, y, X_target=X_t, y_target=relabel(y_t))
+    assert rounds == [] and acc.spent() == (0.0, 0.0)
