@@ -14,6 +14,7 @@
 
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -750,3 +751,17 @@ def test_target_labels_outside_the_classes_raise_before_the_charge(rounds, relab
     with pytest.raises(ValueError, match="y_target has labels that are not among"):
         stl(accountant=acc).fit(X, y, X_target=X_t, y_target=relabel(y_t))
     assert rounds == [] and acc.spent() == (0.0, 0.0)
+
+
+def test_privacy_page_describes_the_hybrid_model():
+    page = Path(__file__).parents[2] / "docs" / "privacy.rst"
+    text = " ".join(page.read_text().split())
+    start = text.index(":class:`~sklearn_semiprivate.SubsampleTestReweighClassifier`")
+    para = text[start : start + 2000]
+    for phrase in [
+        "replace-one",
+        "``local_epsilon``-LDP",
+        "neither private nor public",
+        "every fit",
+    ]:
+        assert phrase in para
