@@ -64,7 +64,9 @@ for seed in range(5):
 # Algorithm 2 with private SGD: source N(0, I), target shifted and narrower
 X_s = rng.normal(size=(30_000, 2))
 y_s = (X_s[:, 0] + X_s[:, 1] > 0.5).astype(int)
-X_a = rng.normal(0.4, 0.4, size=(30_000, 2))
+# Fewer agents than curator rows: an X_target as long as X warns (CV would
+# slice it per fold with X, and every fit asks its agents again).
+X_a = rng.normal(0.4, 0.4, size=(25_000, 2))
 y_a = (X_a[:, 0] + X_a[:, 1] > 0.5).astype(int)
 private = SubsampleTestReweighClassifier(
     PrivateSGDClassifier(classes=[0, 1], bounds=(-4, 4)),
