@@ -4,7 +4,7 @@
 
 from ._composition import PrivacyCost
 
-__all__ = ["accountant_keys", "fit_cost", "reserve_budget"]
+__all__ = ["accountant_keys", "fit_cost", "reserve_budget", "reserve_on_every_ledger"]
 
 
 def reserve_budget(accountant, cost, estimator):
@@ -86,3 +86,45 @@ def fit_cost(estimator, **fit_params):
             "private read, can be used here."
         )
     return PrivacyCost(*method(**fit_params))
+
+
+def reserve_on_every_ledger(estimator, cost):
+    """Charge ``cost`` once to every distinct ledger of a meta-estimator.
+
+    ``estimator``'s own ``accountant`` and every nested one (its base
+    learner's, and theirs: :func:`accountant_keys`) are charged the
+    meta-estimator's whole cost, each ledger once, before the first private
+    read, as :class:`~sklearn_semiprivate.PublicFittedPipeline` does for its
+    last step. The base learner only ever sees rows derived from the
+    meta-estimator's private input, so the meta-estimator's guarantee bounds
+    what a fit costs the people in any of those ledgers; the base learner is
+    then fitted as a clone whose ledgers are cleared (the returned
+    parameters), so nothing is charged twice, nor after a private read.
+
+    Every ledger is checked before any is charged, so the usual refusal (one
+    ledger without room) charges none. Two ledgers are not one transaction:
+    if another fit fills one between the check and the charge, the ledgers
+    charged before it stay charged (an overcount, never an undercount).
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        The meta-estimator; its base learner is its ``estimator`` parameter.
+    cost : PrivacyCost
+        The meta-estimator's cost.
+
+    Returns
+    -------
+    cleared : dict
+        ``set_params`` arguments setting every ledger of the base learner to
+        None.
+    """
+    keys = accountant_keys(estimator)
+    params = estimator.get_params(deep=True)
+    ledgers = {id(params[k]): params[k] for k in keys if params[k] is not None}
+    for ledger in ledgers.values():
+        ledger.check(cost.epsilon, cost.delta)
+    for ledger in ledgers.values():
+        reserve_budget(ledger, cost, estimator)
+    prefix = "estimator__"
+    return {k[len(prefix) :]: None for k in keys if k.startswith(prefix)}

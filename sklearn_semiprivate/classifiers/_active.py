@@ -18,19 +18,19 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import check_array
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
 from .._public import check_public_data, resolve_classes
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import fit_cost
+from ..accounting._reservation import fit_cost, reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
 from ._base import check_label_set, check_private_labels
-from ._labelboost import LabelBoostClassifier, reserve_on_every_ledger
+from ._delegate import FittedBaseMixin
+from ._labelboost import LabelBoostClassifier
 
 __all__ = ["SubSamplingActiveClassifier", "subsampling_privacy_cost"]
 
@@ -81,14 +81,7 @@ def subsampling_privacy_cost(base_cost, epsilon):
     return PrivacyCost(float(epsilon), min(1.0, factor * epsilon * delta_base))
 
 
-def _base_has(method):
-    def check(self):
-        return hasattr(self.estimator, method)
-
-    return check
-
-
-class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
+class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
     """Private active learner: label a random subset only (SubSampling).
 
     Beimel, Nissim & Stemmer, Algorithm 4 and Claim 5.7. On a pool of ``t``
@@ -481,43 +474,6 @@ class SubSamplingActiveClassifier(ClassifierMixin, BaseEstimator):
         if "classes" in params and params["classes"] is None:
             estimator.set_params(classes=classes)
         return seed_unset_random_states(estimator, public_seed(rng))
-
-    def predict(self, X):
-        """Labels from the fitted base learner (post-processing, no noise).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Points to label.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.estimator_.predict(X)
-
-    @available_if(_base_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities from the fitted base learner.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Points.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        proba = np.zeros((X.shape[0], self.classes_.size))
-        cols = np.searchsorted(self.classes_, self.estimator_.classes_)
-        proba[:, cols] = self.estimator_.predict_proba(X)
-        return proba
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

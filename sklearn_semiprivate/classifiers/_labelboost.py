@@ -23,12 +23,10 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyAccountant
-from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
+from ..accounting._reservation import fit_cost, reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -41,6 +39,7 @@ from ..utils._sklearn_compat import (
 )
 from . import _labelboost_steps as steps
 from ._base import check_private_labels, prepare_fit_data
+from ._delegate import FittedBaseMixin
 from ._labelboost_steps import (
     LabelBoostSchedule,
     labelboost_privacy_cost,
@@ -58,14 +57,7 @@ __all__ = [
 _UNLABELED = -1
 
 
-def _base_has(method):
-    def check(self):
-        return hasattr(self.estimator, method)
-
-    return check
-
-
-class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
+class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
     """Private learning from few labeled and many unlabeled private rows.
 
     Beimel, Nissim & Stemmer, Algorithm 3 (LabelBoost) around Algorithm 2
@@ -534,43 +526,6 @@ class LabelBoostClassifier(ClassifierMixin, BaseEstimator):
             )
         return cost
 
-    def predict(self, X):
-        """Labels from the fitted base learner (post-processing, no noise).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Points to label.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.estimator_.predict(X)
-
-    @available_if(_base_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities from the fitted base learner.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Points.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, 2)
-            Columns in the order of ``classes_``.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        proba = np.zeros((X.shape[0], self.classes_.size))
-        cols = np.searchsorted(self.classes_, self.estimator_.classes_)
-        proba[:, cols] = self.estimator_.predict_proba(X)
-        return proba
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
@@ -619,45 +574,3 @@ def _labeled_values(y_lab):
             "labels; no value is quoted). Give every label the same type."
         )
     return np.asarray(y_lab.tolist())
-
-
-def reserve_on_every_ledger(estimator, cost):
-    """Charge ``cost`` once to every distinct ledger of a meta-estimator.
-
-    ``estimator``'s own ``accountant`` and every nested one (its base
-    learner's, and theirs: :func:`accountant_keys`) are charged the
-    meta-estimator's whole cost, each ledger once, before the first private
-    read, as :class:`~sklearn_semiprivate.PublicFittedPipeline` does for its
-    last step. The base learner only ever sees rows derived from the
-    meta-estimator's private input, so the meta-estimator's guarantee bounds
-    what a fit costs the people in any of those ledgers; the base learner is
-    then fitted as a clone whose ledgers are cleared (the returned
-    parameters), so nothing is charged twice, nor after a private read.
-
-    Every ledger is checked before any is charged, so the usual refusal (one
-    ledger without room) charges none. Two ledgers are not one transaction:
-    if another fit fills one between the check and the charge, the ledgers
-    charged before it stay charged (an overcount, never an undercount).
-
-    Parameters
-    ----------
-    estimator : BaseEstimator
-        The meta-estimator; its base learner is its ``estimator`` parameter.
-    cost : PrivacyCost
-        The meta-estimator's cost.
-
-    Returns
-    -------
-    cleared : dict
-        ``set_params`` arguments setting every ledger of the base learner to
-        None.
-    """
-    keys = accountant_keys(estimator)
-    params = estimator.get_params(deep=True)
-    ledgers = {id(params[k]): params[k] for k in keys if params[k] is not None}
-    for ledger in ledgers.values():
-        ledger.check(cost.epsilon, cost.delta)
-    for ledger in ledgers.values():
-        reserve_budget(ledger, cost, estimator)
-    prefix = "estimator__"
-    return {k[len(prefix) :]: None for k in keys if k.startswith(prefix)}

@@ -22,14 +22,14 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import accountant_keys, fit_cost
+from ..accounting._reservation import accountant_keys, fit_cost, reserve_on_every_ledger
 from ..exceptions import PrivacyLeakWarning
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
 from . import _transfer_steps as steps
 from ._base import check_private_labels, prepare_fit_data
-from ._labelboost import reserve_on_every_ledger
+from ._delegate import FittedBaseMixin, base_has
 from ._progress import FitProgress
 
 __all__ = ["SubsampleTestReweighClassifier"]
@@ -89,13 +89,6 @@ def _validate_learner_params(learner):
             estimator._validate_params()
 
 
-def _learner_has(method):
-    def check(self):
-        return hasattr(self.estimator, method)
-
-    return check
-
-
 class _Plan:
     """Every constant of a fit, computed from public parameters and counts."""
 
@@ -117,7 +110,7 @@ class _Plan:
             setattr(self, name, values.get(name))
 
 
-class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
+class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
     """Subsample-Test-Reweigh: learn for a target from source rows (hybrid model).
 
     The curator's rows ``(X, y)`` come from a source distribution S; the
@@ -689,44 +682,7 @@ class SubsampleTestReweighClassifier(ClassifierMixin, BaseEstimator):
             curator_bound=curator_bound,
         )  # fmt: skip
 
-    def predict(self, X):
-        """Labels from the kept hypothesis (post-processing, no noise).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Points to label.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return self.estimator_.predict(X)
-
-    @available_if(_learner_has("predict_proba"))
-    def predict_proba(self, X):
-        """Class probabilities from the kept hypothesis.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            Points.
-
-        Returns
-        -------
-        proba : ndarray of shape (n_samples, n_classes)
-            Columns in the order of ``classes_``.
-        """
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        proba = np.zeros((X.shape[0], self.classes_.size))
-        cols = np.searchsorted(self.classes_, self.estimator_.classes_)
-        proba[:, cols] = self.estimator_.predict_proba(X)
-        return proba
-
-    @available_if(_learner_has("decision_function"))
+    @available_if(base_has("decision_function"))
     def decision_function(self, X):
         """Scores from the kept hypothesis.
 
