@@ -90,9 +90,11 @@ def auto_n_bins_sgd(n_rows, noise_multiplier):
 
     The signal of a step is its expected batch, ``q n``; its noise the
     multiplier ``z``. With the released (noisy) count for ``n``, this is
-    post-processing. On the seven held-out tables of
-    ``benchmarks/tune_logistic.py`` bins gained accuracy from ``q n / z``
-    of about 25 and lost it below (``results/logistic_tuning.md``).
+    post-processing. The threshold 25 comes from the seven held-out tables
+    of ``benchmarks/tune_logistic.py``: bins lost accuracy at small
+    ``q n / z`` and mostly gained above about 25 (one table lost even at
+    30-42); with it, ``"auto"`` had the best mean of ``{"auto", 0, 8}``
+    (``results/logistic_tuning.md``).
 
     Examples
     --------
