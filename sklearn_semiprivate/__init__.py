@@ -16,8 +16,8 @@ from .classifiers import (
     SemiPrivateClassifier,
     SemiPrivateLogisticRegression,
     SemiPrivateTreeClassifier,
-    SubSamplingActiveClassifier,
     SubsampleTestReweighClassifier,
+    SubSamplingActiveClassifier,
     SyntheticDataClassifier,
 )
 from .exceptions import PrivacyBudgetError, PrivacyLeakWarning, PublicDataWarning
