@@ -6,12 +6,12 @@ ICML 2022. A curator holds ``n`` labeled rows from a source distribution S;
 local randomizer. Repeat: draw a subsample from multiplicative weights over the
 curator's rows, train a learner on it, test the hypothesis on the target,
 reweigh. ``private=False`` is Algorithm 1, ``private=True`` Algorithm 2. The
-constants, costs and steps live in ``_transfer_steps.py``.
+constants, costs and steps live in ``_transfer_steps.py``; the public plan of
+a fit (public work only, before the charge) in ``_transfer_plan.py``.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import contextlib
 import math
 import warnings
 from numbers import Integral, Real
@@ -22,7 +22,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import accountant_keys, fit_cost, reserve_on_every_ledger
+from ..accounting._reservation import reserve_on_every_ledger
 from ..exceptions import PrivacyLeakWarning
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -31,83 +31,14 @@ from . import _transfer_steps as steps
 from ._base import check_private_labels, prepare_fit_data
 from ._delegate import FittedBaseMixin, base_has
 from ._progress import FitProgress
+from ._transfer_plan import (
+    ALPHA_MAX,
+    leaks_are_errors,
+    make_plan,
+    validate_learner_params,
+)
 
 __all__ = ["SubsampleTestReweighClassifier"]
-
-# The paper's range for alpha and beta (Algorithms 1 and 2: 0 < alpha, beta < 1/8).
-_ALPHA_MAX = 0.125
-
-
-@contextlib.contextmanager
-def _leaks_are_errors(private):
-    """Algorithm 2: a ``PrivacyLeakWarning`` of the learner's fit is an error.
-
-    The backstop of :func:`~._transfer_steps.check_learner_bounds`: a learner
-    that reads a value off the curator's draws outside its mechanisms (its
-    bounds, its label set) makes the round's cost unknown, so the fit stops
-    there (the ledgers stay charged) rather than return a model whose
-    ``privacy_spent_`` is false. The filter is process-wide (Python's
-    warnings state): a thread leaving its own ``catch_warnings`` meanwhile
-    can restore filters without it, and the leak is then only warned.
-    """
-    if not private:
-        yield
-        return
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyLeakWarning)
-        try:
-            yield
-        except PrivacyLeakWarning as leak:
-            raise ValueError(
-                "The learner read a value off the curator's private draws "
-                "outside its stated cost (it raised a PrivacyLeakWarning while "
-                "fitted in a round), so Claim 4.1 does not cover the round and "
-                "no (epsilon, delta) can be claimed. The fit is stopped; the "
-                "ledgers stay charged. Give the learner its bounds= and "
-                "classes= (or public data)."
-            ) from leak
-
-
-def _validate_learner_params(learner):
-    """Check the parameters of the learner and of every estimator inside it.
-
-    scikit-learn's own check (``_validate_params`` against
-    ``_parameter_constraints``), which an estimator otherwise runs at the
-    start of its fit, i.e. in the first round, after the charge and a
-    private draw. Estimators that declare no constraints are skipped.
-    """
-    nested = [learner]
-    nested += [
-        value
-        for value in learner.get_params(deep=True).values()
-        if hasattr(value, "get_params") and not isinstance(value, type)
-    ]
-    for estimator in nested:
-        if hasattr(estimator, "_parameter_constraints") and hasattr(
-            estimator, "_validate_params"
-        ):
-            estimator._validate_params()
-
-
-class _Plan:
-    """Every constant of a fit, computed from public parameters and counts."""
-
-    __slots__ = (
-        "curator_bound",
-        "kappa",
-        "learner",
-        "learner_cost",
-        "m",
-        "n0",
-        "round_cost",
-        "rounds",
-        "threshold",
-        "tolerance",
-    )
-
-    def __init__(self, **values):
-        for name in self.__slots__:
-            setattr(self, name, values.get(name))
 
 
 class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
@@ -206,7 +137,7 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
         The label set.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
     n_iter_ : int
         Rounds run.
@@ -215,7 +146,7 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
     halted_ : bool
         Whether the halting rule stopped the loop (else ``max_iter`` rounds
         ran and the best estimate was kept).
-    history_ : dict of ndarray of shape (n_iter_,)
+    history_ : dict of ndarray of shape (``n_iter_``,)
         Per round: ``"target_loss"`` (``a_t``), ``"n_agents"`` (agents
         asked), ``"max_weight"`` (``n · max_i µ_t,i``) and
         ``"effective_size"`` (``1 / (n Σ µ_t,i²)``). With ``private=True``
@@ -331,8 +262,8 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"])],
-        "alpha": [Interval(Real, 0, _ALPHA_MAX, closed="neither")],
-        "beta": [Interval(Real, 0, _ALPHA_MAX, closed="neither")],
+        "alpha": [Interval(Real, 0, ALPHA_MAX, closed="neither")],
+        "beta": [Interval(Real, 0, ALPHA_MAX, closed="neither")],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="neither")],
         "chi2_bound": [Interval(Real, 0, None, closed="left"), None],
@@ -440,7 +371,7 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
         # The learner's parameters are checked first (free): a bad one must
         # not cost, nor wait for the first round's fit to be found.
         learner = clone(self.estimator)
-        _validate_learner_params(learner)
+        validate_learner_params(learner)
         if self.private:
             steps.check_private_learner(learner.get_params(deep=False))
             # It would read its box off the secret draws, outside Claim 4.1.
@@ -476,7 +407,7 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
         if X_public is not None:
             learner_kw = {"X_public": X_public, "y_public": y_public}
         # Every constant from public parameters and counts, before any read.
-        plan = self._plan(n, d, n_target, data.classes, learner_kw)
+        plan = make_plan(self, n, d, n_target, data.classes, learner_kw)
         progress.say(
             f"T={plan.rounds} rounds, m1={plan.m} draws per round, "
             f"kappa={plan.kappa}, N0={plan.n0} agents per round, halt at "
@@ -509,7 +440,7 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
                 clone(plan.learner), public_seed(rng_learner)
             )
             # Claim 4.1's round: kappa-dense mu_t, m1 secret draws, M.
-            with _leaks_are_errors(self.private):
+            with leaks_are_errors(self.private):
                 fitted, mu = steps.curator_round(
                     data.X, data.y, log_w, kappa, plan.m,
                     steps.FitWith(learner, learner_kw), rng,
@@ -593,94 +524,6 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
         if not self.private:
             return PrivacyCost(math.inf, 1.0)
         return PrivacyCost(float(self.local_epsilon), float(self.local_delta))
-
-    def _rounds(self):
-        if self.max_iter is not None:
-            return int(self.max_iter)
-        if self.chi2_bound is None:
-            raise ValueError(
-                "Give max_iter or chi2_bound: the number of rounds T is "
-                "32 log2(8(chi2+1)/alpha)/alpha^2 (Alg. 1) or 128 ... (Alg. 2)."
-            )
-        return steps.default_rounds(
-            float(self.alpha), float(self.chi2_bound), self.private
-        )
-
-    def _plan(self, n, d, n_target, classes, learner_kw):
-        """All constants of the fit; raises naming the rows or agents needed."""
-        alpha, beta = float(self.alpha), float(self.beta)
-        rounds = self._rounds()
-        m = self.n_subsample
-        if m is None:
-            m = steps.default_subsample(alpha, beta, rounds, d)
-        learner = clone(self.estimator)
-        # Its ledgers (nested ones too) are charged this fit's cost before the
-        # first private read (reserve_on_every_ledger): the rounds charge none.
-        learner.set_params(**dict.fromkeys(accountant_keys(learner), None))
-        # Every unset label set (nested ones too) is the fit's public one: a
-        # learner must not read it off the secret draws.
-        unset = [
-            key
-            for key, value in learner.get_params(deep=True).items()
-            if value is None and key.rsplit("__", 1)[-1] == "classes"
-        ]
-        learner.set_params(**dict.fromkeys(unset, classes))
-        params = learner.get_params(deep=False)
-        if not self.private:
-            tolerance = 0.0
-            if n_target is not None:
-                tolerance = steps.sq_tolerance(n_target, rounds, beta)
-            # Alg. 1: halt when a_t <= 2 alpha + tau (+ alpha_H = 0).
-            return _Plan(
-                rounds=rounds, m=m, n0=0, learner=learner, tolerance=tolerance,
-                threshold=2.0 * alpha + tolerance,
-            )  # fmt: skip
-        kappa = self.kappa
-        if kappa is None:
-            if self.chi2_bound is None:
-                raise ValueError(
-                    "Give kappa or chi2_bound: Algorithm 2 sets kappa = alpha / "
-                    "(8 (chi2 + 1))."
-                )
-            kappa = steps.default_kappa(alpha, float(self.chi2_bound))
-        kappa = float(kappa)
-        epsilon, delta = float(self.epsilon), float(self.delta)
-        learner.set_params(**steps.learner_settings(params, kappa, delta, rounds))
-        stated = fit_cost(learner, **learner_kw)
-        steps.check_learner_cost(stated)
-        learner_cost = steps.replace_one_cost(stated)
-        needed = steps.curator_rows_needed(
-            learner_cost, m, kappa, rounds, epsilon, delta
-        )
-        if n < needed:
-            raise ValueError(
-                f"Algorithm 2 needs n >= {needed} curator rows for "
-                f"(epsilon={epsilon:g}, delta={delta:g}) over T={rounds} rounds "
-                f"with m1={m} draws per round and kappa={kappa:g} (Claim 4.1 "
-                f"and advanced composition, Thm 4.2); X has {n} rows. Pass more "
-                "rows, or a smaller max_iter or n_subsample, or a larger kappa."
-            )
-        round_cost = steps.round_privacy_cost(learner_cost, m, kappa, n)
-        curator_bound = steps.curator_privacy_cost(round_cost, rounds, delta)
-        n0 = self.n_agents_per_round
-        if n0 is None:
-            n0 = steps.agents_per_round(
-                alpha, beta, rounds, float(self.local_epsilon),
-                float(self.local_delta),
-            )  # fmt: skip
-        if n_target is not None and n_target < n0 * rounds:
-            raise ValueError(
-                f"Algorithm 2 asks a fresh batch of N0={n0} local agents in each "
-                f"of T={rounds} rounds, each agent once: it needs "
-                f"{n0 * rounds} target rows; X_target has {n_target}. Pass more "
-                "agents, or a smaller max_iter or n_agents_per_round."
-            )
-        return _Plan(
-            rounds=rounds, m=m, n0=n0 if n_target is not None else 0,
-            learner=learner, tolerance=alpha, threshold=3.0 * alpha,
-            kappa=kappa, learner_cost=learner_cost, round_cost=round_cost,
-            curator_bound=curator_bound,
-        )  # fmt: skip
 
     @available_if(base_has("decision_function"))
     def decision_function(self, X):
