@@ -141,13 +141,13 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         The label set.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
     n_subsample_ : int
         ``n = |J|``.
     n_labeled_ : int
         ``m = |K|``: labels asked for.
-    transcript_ : ndarray of shape (n_labeled_,)
+    transcript_ : ndarray of shape (``n_labeled_``,)
         Only with ``store_transcript=True``: the queried indices ``K``, in the
         order asked (ascending), the transcript of Definition 5.4.
     estimator_ : estimator

@@ -157,14 +157,14 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         The label set.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
-    bounds_ : ndarray of shape (n_features_in_, 2)
+    bounds_ : ndarray of shape (``n_features_in_``, 2)
         The domain box used.
     sanitizer_ : PublicAssistedQueryRelease or None
         The fitted sanitizer (its ``privacy_spent_`` is the cost of step 2);
         None without unlabeled rows.
-    synthetic_ : ndarray of shape (n_synthetic, n_features_in_) or None
+    synthetic_ : ndarray of shape (n_synthetic, ``n_features_in_``) or None
         The sanitized database ``D~``, as bin centres; None without unlabeled
         rows.
     cover_ : Cover

@@ -140,13 +140,13 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
         The label set.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
     schedule_ : LabelBoostSchedule
         Every step's sizes (public counts only).
     n_rounds_ : int
         Number of rounds of step 2.
-    labeled_sizes_ : ndarray of shape (n_rounds_ + 1,)
+    labeled_sizes_ : ndarray of shape (``n_rounds_ + 1``,)
         ``|S|`` at the start of each round, then when the loop stops: the
         exponentiation tower of Remark 4.10.
     n_base_rows_ : int

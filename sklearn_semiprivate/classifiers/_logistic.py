@@ -149,9 +149,9 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
         features in order, then a constant 1).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
-    center_, scale_ : ndarray of shape (n_features_in_,)
+    center_, scale_ : ndarray of shape (``n_features_in_``,)
         Public standardization: ``z = (x - center_) / scale_``.
     clip_norm_ : float
         Clipping radius of the standardized rows (public).

@@ -156,7 +156,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         The label set.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
     n_teachers_ : int or None
         Number of teachers (``n_teachers`` resolved); None without public data.
@@ -165,9 +165,9 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
     noise_scale_ : float
         ``σ`` of the Gaussian noise or ``b`` of the Laplace noise on every
         vote count.
-    query_labels_ : ndarray of shape (n_queries_,)
+    query_labels_ : ndarray of shape (``n_queries_``,)
         The noisy arg max label of every query (a DP release).
-    query_kept_ : ndarray of shape (n_queries_,) of bool
+    query_kept_ : ndarray of shape (``n_queries_``,) of bool
         Which queries trained the student (see ``min_margin`` and Notes).
     student_ : estimator or None
         The fitted student; None when its training labels hold a single class.

@@ -149,7 +149,7 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         The label set.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
     cover_ : Cover
         The finite cover built from public data.

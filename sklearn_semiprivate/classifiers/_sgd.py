@@ -125,16 +125,16 @@ class PrivateSGDClassifier(ClassifierMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
         The label set.
-    coef_ : ndarray of shape (1, n_features_in_) or (n_classes, n_features_in_)
+    coef_ : ndarray of shape (1, ``n_features_in_``) or (n_classes, ``n_features_in_``)
         Weights on the scaled features ``z(x)`` (see ``center_``, ``scale_``,
         ``row_radius_``).
     intercept_ : ndarray of shape (1,) or (n_classes,)
         Weights of the constant feature (zeros without ``fit_intercept``).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
-    center_, scale_ : ndarray of shape (n_features_in_,)
+    center_, scale_ : ndarray of shape (``n_features_in_``,)
         Public standardization.
     row_radius_ : float
         Public radius: ``z(x)`` is ``(x - center_) / scale_ / row_radius_``

@@ -267,7 +267,7 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
         The label set.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
     bin_edges_ : list of ndarray
         Inner bin edges of every feature (public).

@@ -442,7 +442,7 @@ class Cover(ABC):
         ----------
         member : int
             Index of the member.
-        feature_names : array-like of str of shape (n_features_in_,), default=None
+        feature_names : array-like of str of shape (``n_features_in_``,), default=None
             Names to print for the features (an estimator passes its
             ``feature_names_in_``). None prints ``x[j]``. Implementations
             resolve them with :func:`feature_labels`.

@@ -225,7 +225,7 @@ class FiniteCover(Cover):
         ----------
         member : int
             Index of the member.
-        feature_names : array-like of str of shape (n_features_in_,), default=None
+        feature_names : array-like of str of shape (``n_features_in_``,), default=None
             Accepted for the :class:`Cover` protocol; checked, but not printed:
             a member is shown as its model's ``repr``.
 

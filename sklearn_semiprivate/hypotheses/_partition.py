@@ -205,7 +205,7 @@ class PartitionCover(Cover):
         Number of features.
     n_cells_ : int
         Number of occupied cells ``C``.
-    centroids_ : ndarray of shape (n_cells_, n_features)
+    centroids_ : ndarray of shape (``n_cells_``, n_features)
         Mean of the public points of each occupied cell.
 
     Notes
@@ -364,12 +364,12 @@ class PartitionCover(Cover):
             Private labels.
         epsilon : float
             Privacy parameter.
-        log_base_measure : array-like of shape (n_cells_, n_classes), default=None
+        log_base_measure : array-like of shape (``n_cells_``, n_classes), default=None
             Data-independent per-cell log prior (a product base measure).
 
         Returns
         -------
-        log_proba : ndarray of shape (n_cells_, n_classes)
+        log_proba : ndarray of shape (``n_cells_``, n_classes)
         """
         epsilon = check_epsilon(epsilon)
         logits = self._cell_logits(X, y, epsilon, log_base_measure)
@@ -405,7 +405,7 @@ class PartitionCover(Cover):
             Private labels.
         epsilon : float
             Privacy parameter.
-        log_base_measure : array-like of shape (n_cells_, n_classes) or (size,), \
+        log_base_measure : array-like of shape (``n_cells_``, n_classes) or (size,), \
                 default=None
             Data-independent log prior. Shape ``(n_cells_, n_classes)`` is a
             product measure and keeps the factorization; shape ``(size,)`` (covers
@@ -451,7 +451,7 @@ class PartitionCover(Cover):
 
         Returns
         -------
-        codes : ndarray of shape (n_cells_,), dtype intp
+        codes : ndarray of shape (``n_cells_``,), dtype intp
         """
         member = self._check_member(member)
         k = self.classes_.size
@@ -465,7 +465,7 @@ class PartitionCover(Cover):
 
         Parameters
         ----------
-        codes : array-like of shape (n_cells_,)
+        codes : array-like of shape (``n_cells_``,)
             Class index (into ``classes_``) of every occupied cell.
 
         Returns
@@ -515,7 +515,7 @@ class PartitionCover(Cover):
         ----------
         member : int
             Index of the member.
-        feature_names : array-like of str of shape (n_features_in_,), default=None
+        feature_names : array-like of str of shape (``n_features_in_``,), default=None
             Names to print for the features in the cells' rules; None prints
             ``x[j]``. Cells of a fitted estimator (clusters, leaves) are named
             by their id and print no feature.

@@ -278,7 +278,7 @@ class StumpCover(Cover):
         ----------
         member : int
             Index of the member.
-        feature_names : array-like of str of shape (n_features_in_,), default=None
+        feature_names : array-like of str of shape (``n_features_in_``,), default=None
             Names to print for the features; None prints ``x[j]``.
 
         Returns

@@ -90,7 +90,7 @@ class LossRandomizedResponse(Mechanism):
 
         Returns
         -------
-        proba : ndarray of shape (*losses.shape, 2)
+        proba : ndarray of shape (``*losses.shape``, 2)
 
         Examples
         --------

@@ -187,7 +187,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
     ``dummy_sampler``) with state of its own is shared by the runs, and its
     state would count them. Give stateless callables.
 
-        **A grid over epsilon.** Selection then prefers the largest epsilon, and
+    **A grid over epsilon.** Selection then prefers the largest epsilon, and
     the search costs three times the largest; it answers "which candidate is
     best", not "what does each epsilon buy". For the privacy-utility curve,
     use :class:`~sklearn_semiprivate.display.PrivacyUtilityDisplay`.

@@ -96,7 +96,7 @@ class PublicFittedPipeline(_BaseComposition):
         The last step's ``privacy_spent_``: the transformers spend nothing.
     n_features_in_ : int
         Number of features of ``X`` (and ``X_public``) seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Column names of ``X``, when it is a data frame with string columns.
 
     See Also

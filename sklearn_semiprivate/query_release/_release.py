@@ -144,7 +144,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         from this fitted state, whatever ``support`` is set to later.
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (``n_features_in_``,)
         Feature names, when ``X`` has string column names.
     support_ : ndarray of shape (n_support, n_features)
         The released distribution's points: the representative domain, or the
@@ -176,7 +176,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     rho_ : float or None
         zCDP parameter spent by ``support="public"`` (None otherwise, with
         ``delta=0`` or with ``selection="all"``).
-    selected_ : ndarray of shape (n_iterations_,)
+    selected_ : ndarray of shape (``n_iterations_``,)
         Query measured in each MWEM round (``support="public"`` only, not with
         ``selection="all"``).
     measurements_ : ndarray of shape (n_queries,)
