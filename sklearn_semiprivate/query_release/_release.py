@@ -10,6 +10,9 @@ mapped to their representatives, offline Private Multiplicative Weights over
 with ``selection="all"`` it measures every query once and fits the public
 points' distribution to the measurements (``_measure.py``). Given private
 labels ``y``, ``support="public"`` releases labeled rows (``_labeled.py``).
+``support="mixture"`` (marginal workloads) runs AIM-style adaptive rounds of
+whole-marginal Gaussian measurements and fits a mixture of product
+distributions started at the public rows (``_adaptive.py``, ``_mixture.py``).
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -31,6 +34,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
+from ._adaptive import fit_mixture, plan_mixture
 from ._base import QueryWorkload
 from ._labeled import (
     check_private_label_format,
@@ -38,6 +42,7 @@ from ._labeled import (
     label_set,
     labeled_support,
 )
+from ._marginals import MarginalQueries
 from ._measure import plan_measure_all, run_measure_all
 from ._pmw import (
     WeightedSupport,
@@ -84,11 +89,21 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         learning rate ``alpha / 4`` and its number of updates
         ``ceil(16 ln|X_H~| / alpha²)`` (Dwork & Roth 2014, Thm 4.15, the source
         of Lemma 7, at ``alpha / 2``). Not used by ``support="public"``.
-    support : {"representative", "public"}, default="representative"
+    support : {"representative", "public", "mixture"}, default="representative"
         ``"representative"``: APAP (Alg. 3), PMW over the representative domain
         of the public cover; raises an error when that domain is too large to
         hold. ``"public"``: PMW^Pub, MWEM rounds over the distinct public points,
-        starting from the public empirical distribution.
+        starting from the public empirical distribution. ``"mixture"``
+        (:class:`MarginalQueries` only, ``delta > 0``): AIM's adaptive rounds
+        (McKenna et al. 2022), each selecting a marginal of at most 3 columns
+        by the exponential mechanism and measuring all its cells with
+        Gaussian noise, and a released distribution that is a mixture of
+        product distributions, one per distinct public row to start with,
+        refitted to every measurement: its support is the whole domain, not
+        only the public points. ``n_iterations`` is AIM's round budget ``T``
+        (None: 16 per column; at least the number of columns plus one);
+        ``selection`` must be ``"exponential"`` and ``measurement``
+        ``"gaussian"``. Guarantees add/remove neighbours (see Notes).
     n_iterations : int, default=None
         Largest number of PMW updates (``"representative"``) or number of MWEM
         rounds (``"public"``); the privacy calibration uses it. With
@@ -289,7 +304,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
-        "support": [StrOptions({"representative", "public"})],
+        "support": [StrOptions({"representative", "public", "mixture"})],
         "n_iterations": [None, Interval(Integral, 1, None, closed="left")],
         "selection": [StrOptions({"exponential", "permute_and_flip", "all"})],
         "measurement": [StrOptions({"gaussian", "laplace"})],
@@ -330,6 +345,24 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
 
     def _check_options(self, labeled):
         """Parameter combinations a fit refuses, before any data is read."""
+        if self.support == "mixture":
+            if not isinstance(self.queries, MarginalQueries):
+                raise ValueError(
+                    "support='mixture' answers marginal queries only: pass a "
+                    "MarginalQueries workload, or use support='public'."
+                )
+            if self.selection != "exponential" or self.measurement != "gaussian":
+                raise ValueError(
+                    "support='mixture' selects with the exponential mechanism and "
+                    "measures with the Gaussian mechanism: leave selection="
+                    "'exponential' and measurement='gaussian'."
+                )
+            if self.delta <= 0:
+                raise ValueError(
+                    "support='mixture' needs delta > 0 (Gaussian measurements, "
+                    "zCDP accounting)."
+                )
+            return
         if self.support == "representative":
             if self.selection == "all":
                 raise ValueError(
@@ -442,6 +475,16 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         # before the accountant is checked and before any private read.
         if self.support == "representative":
             plan = self._plan_representative(workload, query_set, points)
+        elif self.support == "mixture":
+            plan = plan_mixture(
+                query_set,
+                points,
+                init,
+                epsilon=self.epsilon,
+                delta=self.delta,
+                n_rounds=self.n_iterations,
+                random_state=self.random_state,
+            )
         elif self.selection == "all":
             plan = plan_measure_all(
                 query_set,
@@ -474,13 +517,18 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         rng = noise_rng(self.random_state)
         if self.support == "representative":
             self._fit_representative(plan, X, n, rng)
+        elif self.support == "mixture":
+            for name, value in fit_mixture(plan, query_set, X, rng).items():
+                setattr(self, name, value)
         elif self.selection == "all":
             for name, value in run_measure_all(plan, query_set, X, n, rng).items():
                 setattr(self, name, value)
         else:
             self._fit_public(plan, query_set, X, n, rng)
         self.support_type_ = self.support
-        if labeled:
+        if labeled and self.support == "mixture":
+            self.classes_ = classes
+        elif labeled:
             self.classes_ = classes
             codes = self.support_[:, -1].astype(np.intp)
             self.support_ = self.support_[:, :-1]

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._rng import check_rng
+from ._adaptive import mixture_answers
 from ._base import QueryWorkload
 from ._labeled import as_frame, joint_points
 from ._marginals import PredicateQueries
@@ -56,6 +57,8 @@ class _ReleasedDistribution:
                 member = self._project(self.cover_, query_set, self._public_points)
             # Alg. 3, function G: answer h by its projection onto the cover.
             return self._cover_answers[member]
+        if self.support_type_ == "mixture":
+            return mixture_answers(self.mixture_, query_set)
         return query_set.answers(self._joint_support(), self.weights_)
 
     def _labeled(self):
@@ -129,6 +132,12 @@ class _ReleasedDistribution:
         ):
             raise ValueError(f"n_samples must be an integer >= 0, got {n_samples!r}.")
         rng = check_rng(random_state)
+        if self.support_type_ == "mixture":
+            rows = self.mixture_.sample(int(n_samples), rng).astype(np.float64)
+            if not self._labeled():
+                return as_frame(rows, getattr(self, "feature_names_in_", None))
+            X = as_frame(rows[:, :-1], getattr(self, "feature_names_in_", None))
+            return X, self.classes_[rows[:, -1].astype(np.intp)]
         idx = rng.choice(self.support_.shape[0], size=int(n_samples), p=self.weights_)
         X = as_frame(self.support_[idx], getattr(self, "feature_names_in_", None))
         if self._labeled():

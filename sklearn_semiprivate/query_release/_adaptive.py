@@ -1,0 +1,398 @@
+"""Adaptive whole-marginal measurements fitted by a mixture of products.
+
+``support="mixture"`` of :class:`PublicAssistedQueryRelease`, for
+:class:`MarginalQueries` workloads. The rounds are those of AIM (McKenna,
+Mullins, Sheldon & Miklau 2022, Alg. 2); the estimator is a relaxed synthetic
+dataset started at the public rows (:mod:`._mixture`), not a graphical model:
+
+1. (Public.) Candidates: every column set of at most 3 columns inside a column
+   set of the workload, weighted by ``w_c = sum_S |c ∩ S|`` over the
+   workload's sets ``S``. The zCDP budget ``ρ`` of ``(epsilon, delta)``.
+   The mixture starts at the distinct public rows, weighted by their counts.
+2. Every 1-way marginal of counts is measured by the Gaussian mechanism at
+   ``σ = sqrt(T / (2 · 0.9 ρ))`` (``T`` the round budget).
+3. Each round: the exponential mechanism at ``ε_sel = sqrt(8 · 0.1 ρ / T)``
+   selects a candidate by AIM's score
+   ``w_c (||x_c - N̂ p_c||_1 - sqrt(2/π) σ |cells of c|)`` (``x_c`` the private
+   counts, ``p_c`` the mixture's marginal, ``N̂`` the estimated row count),
+   the Gaussian mechanism measures its marginal at ``σ``, and the mixture is
+   refitted to every measurement. When the refit moved that marginal by less
+   than the expected noise, ``σ`` halves and ``ε_sel`` doubles. When less
+   than two rounds' budget is left, the last round spends all of it.
+4. A longer final fit.
+
+**Privacy** (add/remove neighbours: one private row added or removed; the
+number of rows is private). A row lies in one cell of every marginal, so the
+counts of one column set move by 1 in one cell: L2 sensitivity 1, and a
+Gaussian measurement at ``σ`` is ``1 / (2 σ²)``-zCDP (Bun & Steinke 2016,
+Prop. 1.6). AIM's score moves by at most ``w_c`` (the L1 distance of the
+counts moves by at most 1): the exponential mechanism at ``ε_sel`` with
+sensitivity ``max_c w_c`` is ``ε_sel``-DP and, having bounded range,
+``ε_sel² / 8``-zCDP (Cesar & Rogers 2021). Rounds compose adaptively; the
+total is at most ``ρ`` by construction and converts to ``(ε, δ)`` through the
+Rényi curve ``α ρ`` (:func:`~sklearn_semiprivate.accounting.rdp_to_dp`,
+Canonne, Kamath & Steinke 2020). Replacing a row is removing one and adding
+another: the counts move by ``sqrt(2)`` in L2 and the score by ``2 w_c``, so
+the same run is ``(2 ρ_meas + 4 ρ_sel)``-zCDP for replace-one neighbours.
+Everything else (``N̂``, the fits, the annealing test) reads released values
+and public data only.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import itertools
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+from threadpoolctl import threadpool_limits
+
+from ..accounting import rdp_to_dp
+from ..accounting._rdp import DEFAULT_RDP_ORDERS
+from ..mechanisms import exponential_mechanism
+from ..utils._rng import check_rng
+from ..utils._validation import check_delta, check_epsilon
+from ._mixture import ProductMixture
+
+__all__ = [
+    "adaptive_zcdp",
+    "candidate_cliques",
+    "fit_mixture",
+    "mixture_answers",
+    "plan_mixture",
+    "zcdp_budget",
+    "zcdp_privacy",
+]
+
+# AIM's split of every round's budget: 90% measurement, 10% selection.
+MEASUREMENT_SHARE = 0.9
+# Default round budget T per column (AIM: 16 d).
+ROUNDS_PER_COLUMN = 16
+# Largest measured column set.
+MAX_CLIQUE = 3
+# Starting softness of the public rows: 1 - SMOOTHING on the own category.
+SMOOTHING = 0.3
+# Adam's steps: learning rate, steps after the 1-way measurements, per round,
+# and at the end (post-processing).
+LEARNING_RATE = 0.05
+STEPS_START = 100
+STEPS_ROUND = 10
+STEPS_FINAL = 300
+# Fewest mixture components: distinct public rows are copied up to this many.
+MIN_COMPONENTS = 500
+
+
+def zcdp_privacy(rho, delta, *, orders=None):
+    """``(ε, δ)`` of a ``ρ``-zCDP release: the Rényi curve ``α ρ``, converted.
+
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter, ``>= 0``.
+    delta : float
+        Target ``δ`` in ``(0, 1)``.
+    orders : array-like, default=None
+        Rényi orders; None is the package's default grid.
+
+    Returns
+    -------
+    cost : PrivacyCost
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.query_release._adaptive import zcdp_privacy
+    >>> round(zcdp_privacy(0.02, 1e-6).epsilon, 4)
+    1.0542
+    """
+    grid = DEFAULT_RDP_ORDERS if orders is None else np.asarray(orders, float)
+    return rdp_to_dp(float(rho) * grid, delta, orders=grid)
+
+
+def zcdp_budget(epsilon, delta):
+    """Largest ``ρ`` whose :func:`zcdp_privacy` is at most ``(epsilon, delta)``.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target ``ε > 0``.
+    delta : float
+        Target ``δ`` in ``(0, 1)``.
+
+    Returns
+    -------
+    rho : float
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.query_release._adaptive import (
+    ...     zcdp_budget, zcdp_privacy)
+    >>> rho = zcdp_budget(1.0, 1e-6)
+    >>> bool(0.999 < zcdp_privacy(rho, 1e-6).epsilon <= 1.0)
+    True
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta, allow_zero=False)
+
+    def excess(rho):
+        return zcdp_privacy(rho, delta).epsilon - epsilon
+
+    hi = epsilon
+    while excess(hi) < 0:
+        hi *= 2.0
+    rho = brentq(excess, 0.0, hi, xtol=1e-15, rtol=1e-12)
+    while excess(rho) > 0:  # round down so the conversion meets the target
+        rho = math.nextafter(rho, 0.0)
+    return rho
+
+
+def adaptive_zcdp(sigmas, selection_epsilons, *, neighbours="add/remove"):
+    """zCDP of Gaussian measurements of counts and exponential-mechanism selections.
+
+    Parameters
+    ----------
+    sigmas : array-like of float
+        Noise standard deviation (in counts) of every measured marginal.
+    selection_epsilons : array-like of float
+        ``ε_sel`` of every selection (sensitivity ``max_c w_c`` under
+        add/remove).
+    neighbours : {"add/remove", "replace-one"}, default="add/remove"
+        Add/remove: L2 sensitivity 1 per marginal, ``Σ 1/(2σ²) + Σ ε²/8``.
+        Replace-one: sensitivity ``sqrt(2)`` and a score sensitivity doubled,
+        ``Σ 1/σ² + Σ (2ε)²/8``.
+
+    Returns
+    -------
+    rho : float
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.query_release._adaptive import adaptive_zcdp
+    >>> adaptive_zcdp([1.0, 2.0], [0.4])
+    0.645
+    >>> adaptive_zcdp([1.0, 2.0], [0.4], neighbours="replace-one")
+    1.33
+    """
+    sq_sens, sel_factor = {"add/remove": (1.0, 1.0), "replace-one": (2.0, 2.0)}[
+        neighbours
+    ]
+    sigmas = np.asarray(sigmas, dtype=np.float64)
+    eps = np.asarray(selection_epsilons, dtype=np.float64)
+    measure = float(np.sum(sq_sens / (2.0 * sigmas**2)))
+    select = float(np.sum((sel_factor * eps) ** 2 / 8.0))
+    return measure + select
+
+
+def candidate_cliques(subsets, max_size=MAX_CLIQUE):
+    """Column sets of at most ``max_size`` columns inside a workload set, weighted.
+
+    AIM's candidates (its ``compile_workload``): the downward closure of the
+    workload's column sets, each candidate ``c`` weighted by
+    ``sum_S |c ∩ S|``.
+
+    Parameters
+    ----------
+    subsets : array-like of shape (n_subsets, k)
+        The workload's column sets.
+    max_size : int, default=3
+
+    Returns
+    -------
+    cliques : list of tuple
+        Sorted column tuples, by size then lexicographically.
+    weights : ndarray of shape (len(cliques),)
+    """
+    sets = [tuple(sorted(int(c) for c in s)) for s in np.asarray(subsets)]
+    found = set()
+    for s in sets:
+        for r in range(1, min(len(s), max_size) + 1):
+            found.update(itertools.combinations(s, r))
+    cliques = sorted(found, key=lambda c: (len(c), c))
+    members = [set(s) for s in sets]
+    weights = np.array(
+        [sum(len(set(c) & m) for m in members) for c in cliques], dtype=np.float64
+    )
+    return cliques, weights
+
+
+def _counts(X, cols, cards):
+    """Counts of the cells of column set ``cols`` (C order) over rows ``X``."""
+    code = np.zeros(X.shape[0], dtype=np.int64)
+    for c in cols:
+        code = code * cards[c] + X[:, c]
+    return np.bincount(code, minlength=int(np.prod(cards[list(cols)]))).astype(
+        np.float64
+    )
+
+
+def plan_mixture(
+    query_set, rows, row_weights, *, epsilon, delta, n_rounds, random_state
+):
+    """The public part: candidates, budget, round schedule, starting mixture.
+
+    Reads parameters and public rows only (``rows``: the distinct public
+    points, in the workload's domain; ``row_weights``: their multiplicities).
+    ``random_state`` seeds the jitter of copied public rows (public).
+    """
+    subsets = query_set.subsets[np.unique(query_set.query_subset)]
+    cards = query_set.n_categories
+    rows = np.asarray(rows).astype(np.intp)
+    rng = check_rng(random_state)
+    cliques, weights = candidate_cliques(subsets)
+    rho = zcdp_budget(epsilon, delta)
+    d = sum(len(c) == 1 for c in cliques)
+    # At least d + 1, so that the 1-way measurements leave a round's budget.
+    t = max(ROUNDS_PER_COLUMN * d if n_rounds is None else int(n_rounds), d + 1)
+    n_copies = max(1, -(-MIN_COMPONENTS // rows.shape[0]))
+    mixture = ProductMixture.from_rows(
+        rows, row_weights, cards, smoothing=SMOOTHING, n_copies=n_copies, rng=rng
+    )
+    return {
+        "cliques": cliques,
+        "weights": weights,
+        "cards": np.asarray(cards, dtype=np.int64),
+        "rho": rho,
+        "n_rounds": t,
+        "mixture": mixture,
+        "delta": delta,
+        # Reserved before the first private read: the whole budget.
+        "cost": zcdp_privacy(rho, delta),
+    }
+
+
+def _estimated_total(measurements, cards):
+    """Inverse-variance mean of the totals of the noisy 1-way marginals (>= 1)."""
+    totals, variances = [], []
+    for cols, y, sigma in measurements:
+        if len(cols) == 1:
+            totals.append(y.sum())
+            variances.append(sigma**2 * cards[cols[0]])
+    totals, variances = np.array(totals), np.array(variances)
+    return max(float(np.sum(totals / variances) / np.sum(1.0 / variances)), 1.0)
+
+
+def _fit_inputs(measurements, total):
+    """Measurements of one column set merged (inverse-variance), as fractions."""
+    merged = {}
+    for cols, y, sigma in measurements:
+        w = (total / sigma) ** 2  # precision of the fractions y / total
+        acc = merged.setdefault(cols, [0.0, 0.0])
+        acc[0] += w
+        acc[1] = acc[1] + w * (y / total)
+    # The loss is scaled by the largest precision: Adam does not mind, and
+    # the numbers stay of order 1.
+    top = max(acc[0] for acc in merged.values())
+    return [(cols, acc[1] / acc[0], acc[0] / top) for cols, acc in merged.items()]
+
+
+def run_adaptive(plan, X, rng):
+    """Measure, select and fit on the private rows ``X`` (integer codes).
+
+    ``rng`` is the secret noise generator. Returns the fitted attributes.
+    """
+    cards, cliques, weights = plan["cards"], plan["cliques"], plan["weights"]
+    rho, t = plan["rho"], plan["n_rounds"]
+    mixture = plan["mixture"]
+    X = X.astype(np.int64)
+    # The private counts of every candidate. Read only by the Gaussian
+    # measurements (L2 sensitivity 1 each) and by the exponential mechanism's
+    # scores (sensitivity max_c w_c), below.
+    counts = {c: _counts(X, c, cards) for c in cliques}
+    cells = np.array([counts[c].size for c in cliques], dtype=np.float64)
+    sensitivity = float(weights.max())
+    sigma = math.sqrt(t / (2.0 * MEASUREMENT_SHARE * rho))
+    eps_sel = math.sqrt(8.0 * (1.0 - MEASUREMENT_SHARE) * rho / t)
+    measurements, sigmas, sel_eps, selected = [], [], [], []
+    for c in cliques:
+        if len(c) == 1:
+            # Gaussian mechanism, L2 sensitivity 1 (add/remove): 1/(2σ²)-zCDP.
+            noisy = counts[c] + rng.normal(0.0, sigma, size=counts[c].size)
+            measurements.append((c, noisy, sigma))
+            sigmas.append(sigma)
+    total = _estimated_total(measurements, cards)
+    state = mixture.fit(_fit_inputs(measurements, total), STEPS_START, LEARNING_RATE)
+    used = adaptive_zcdp(sigmas, sel_eps)
+    terminate = False
+    while not terminate:
+        round_cost = 1.0 / (2.0 * sigma**2) + eps_sel**2 / 8.0
+        if rho - used < 2.0 * round_cost:
+            # A hair under the remainder, so rounding never exceeds rho.
+            remaining = max(rho - used, 0.0) * (1.0 - 1e-9)
+            sigma = math.sqrt(1.0 / (2.0 * MEASUREMENT_SHARE * remaining))
+            eps_sel = math.sqrt(8.0 * (1.0 - MEASUREMENT_SHARE) * remaining)
+            terminate = True
+        model = mixture.all_marginals(cliques)
+        scores = np.array([np.abs(counts[c] - total * model[c]).sum() for c in cliques])
+        scores = weights * (scores - math.sqrt(2.0 / math.pi) * sigma * cells)
+        # Exponential mechanism, ε_sel-DP with score sensitivity max_c w_c
+        # (add/remove): ε_sel²/8-zCDP (bounded range).
+        pick = exponential_mechanism(
+            scores, eps_sel, sensitivity=sensitivity, random_state=rng
+        )
+        c = cliques[pick]
+        # Gaussian mechanism, L2 sensitivity 1 (add/remove): 1/(2σ²)-zCDP.
+        noisy = counts[c] + rng.normal(0.0, sigma, size=counts[c].size)
+        measurements.append((c, noisy, sigma))
+        sigmas.append(sigma)
+        sel_eps.append(eps_sel)
+        selected.append(c)
+        used = adaptive_zcdp(sigmas, sel_eps)
+        before = model[c]
+        state = mixture.fit(
+            _fit_inputs(measurements, total), STEPS_ROUND, LEARNING_RATE, state
+        )
+        moved = total * np.abs(mixture.marginal(c) - before).sum()
+        if moved <= math.sqrt(2.0 / math.pi) * sigma * before.size:
+            sigma /= 2.0
+            eps_sel *= 2.0
+    mixture.fit(_fit_inputs(measurements, total), STEPS_FINAL, LEARNING_RATE, state)
+    rho_spent = adaptive_zcdp(sigmas, sel_eps)
+    replace_one = adaptive_zcdp(sigmas, sel_eps, neighbours="replace-one")
+    return {
+        "mixture_": mixture,
+        "measurements_": [(c, y, s) for c, y, s in measurements],
+        "selected_": selected,
+        "noise_scales_": np.array(sigmas),
+        "selection_epsilons_": np.array(sel_eps),
+        "n_rows_estimate_": total,
+        "n_iterations_": len(selected),
+        "n_updates_": len(selected),
+        "rho_": rho_spent,
+        "privacy_spent_": zcdp_privacy(rho_spent, plan["delta"]),
+        "replace_one_privacy_": zcdp_privacy(replace_one, plan["delta"]),
+    }
+
+
+def fit_mixture(plan, query_set, X, rng):
+    """Run the rounds on the private rows ``X``; the release's fitted attributes.
+
+    BLAS runs single-threaded: the products are small, and threads only
+    contend.
+    """
+    with threadpool_limits(limits=1, user_api="blas"):
+        fitted = run_adaptive(plan, X, rng)
+    fitted["cover_size_"] = query_set.n_queries
+    return fitted
+
+
+def mixture_answers(mixture, query_set):
+    """Exact answers of a bound marginal workload on the mixture (post-processing)."""
+    subsets = getattr(query_set, "subsets", None)
+    if subsets is None or not hasattr(query_set, "query_value"):
+        raise TypeError(
+            "A support='mixture' release answers marginal queries only: pass a "
+            "MarginalQueries workload."
+        )
+    if np.any(query_set.n_categories != mixture.n_categories):
+        raise ValueError(
+            "The workload's categories differ from those of the fitted release: "
+            f"{query_set.n_categories.tolist()} != {mixture.n_categories.tolist()}."
+        )
+    used = np.unique(query_set.query_subset)
+    table = np.zeros(int(query_set.offsets[-1] + query_set.cells[-1]))
+    for s in used:
+        start = query_set.offsets[s]
+        table[start : start + query_set.cells[s]] = mixture.marginal(
+            tuple(int(c) for c in subsets[s])
+        )
+    answers = table[query_set.offsets[query_set.query_subset] + query_set.query_value]
+    return np.clip(answers, 0.0, 1.0)
