@@ -78,6 +78,8 @@ LEARNING_RATE = 0.05
 STEPS_START = 100
 STEPS_ROUND = 10
 STEPS_FINAL = 300
+# Combine each measured marginal with the public one (empirical Bayes).
+PUBLIC_PRIOR = True
 # Fewest mixture components: distinct public rows are copied up to this many.
 MIN_COMPONENTS = 500
 
@@ -214,14 +216,18 @@ def candidate_cliques(subsets, max_size=MAX_CLIQUE):
     return cliques, weights
 
 
-def _counts(X, cols, cards):
-    """Counts of the cells of column set ``cols`` (C order) over rows ``X``."""
+def _codes(X, cols, cards):
+    """Cell (C order) of every row of ``X`` in the marginal of ``cols``."""
     code = np.zeros(X.shape[0], dtype=np.int64)
     for c in cols:
-        code = code * cards[c] + X[:, c]
-    return np.bincount(code, minlength=int(np.prod(cards[list(cols)]))).astype(
-        np.float64
-    )
+        code = code * int(cards[c]) + X[:, c].astype(np.int64)
+    return code
+
+
+def _counts(X, cols, cards):
+    """Counts of the cells of column set ``cols`` (C order) over rows ``X``."""
+    size = int(np.prod(np.asarray(cards)[list(cols)]))
+    return np.bincount(_codes(X, cols, cards), minlength=size).astype(np.float64)
 
 
 def plan_mixture(
@@ -243,6 +249,18 @@ def plan_mixture(
     # At least d + 1, so that the 1-way measurements leave a round's budget.
     t = max(ROUNDS_PER_COLUMN * d if n_rounds is None else int(n_rounds), d + 1)
     n_copies = max(1, -(-MIN_COMPONENTS // rows.shape[0]))
+    # The public marginals of every candidate, and the public row count: the
+    # prior of the fit (public).
+    row_weights = np.asarray(row_weights, dtype=np.float64)
+    public = {
+        c: np.bincount(
+            _codes(rows, c, cards),
+            weights=row_weights,
+            minlength=int(np.prod(np.asarray(cards)[list(c)])),
+        )
+        / row_weights.sum()
+        for c in cliques
+    }
     mixture = ProductMixture.from_rows(
         rows, row_weights, cards, smoothing=SMOOTHING, n_copies=n_copies, rng=rng
     )
@@ -253,35 +271,62 @@ def plan_mixture(
         "rho": rho,
         "n_rounds": t,
         "mixture": mixture,
+        "public": public,
+        "n_public": float(row_weights.sum()),
         "delta": delta,
         # Reserved before the first private read: the whole budget.
         "cost": zcdp_privacy(rho, delta),
     }
 
 
-def _estimated_total(measurements, cards):
-    """Inverse-variance mean of the totals of the noisy 1-way marginals (>= 1)."""
-    totals, variances = [], []
-    for cols, y, sigma in measurements:
-        if len(cols) == 1:
-            totals.append(y.sum())
-            variances.append(sigma**2 * cards[cols[0]])
-    totals, variances = np.array(totals), np.array(variances)
+def gaussian_counts(counts, sigma, rng):
+    """The Gaussian mechanism on one marginal of counts: ``1 / (2 sigma²)``-zCDP.
+
+    L2 sensitivity 1 under add/remove (one row is in one cell), ``sqrt(2)``
+    under replace-one. ``rng`` is the secret noise generator.
+    """
+    return counts + rng.normal(0.0, sigma, size=counts.size)
+
+
+def _estimated_total(measurements):
+    """Inverse-variance mean of the totals of every noisy marginal (>= 1)."""
+    totals = np.array([y.sum() for _, y, _ in measurements])
+    variances = np.array([s**2 * y.size for _, y, s in measurements])
     return max(float(np.sum(totals / variances) / np.sum(1.0 / variances)), 1.0)
 
 
-def _fit_inputs(measurements, total):
-    """Measurements of one column set merged (inverse-variance), as fractions."""
+def _fit_inputs(measurements, total, public, n_public, prior):
+    """The fit's targets: measurements of one column set merged, as fractions.
+
+    The noisy counts of one column set are merged by inverse variance, then
+    (``prior``) combined cell by cell with the public marginal, whose variance
+    is its sampling variance ``(p + 1/m) / m`` (``m`` public rows) plus an
+    empirical-Bayes estimate ``tau²`` of its bias: the mean squared gap
+    between it and the private measurement beyond what both variances explain
+    (0 when the public rows look like the private ones; large under a shift).
+    Post-processing: reads released measurements and public data only.
+    """
     merged = {}
     for cols, y, sigma in measurements:
         w = (total / sigma) ** 2  # precision of the fractions y / total
         acc = merged.setdefault(cols, [0.0, 0.0])
         acc[0] += w
         acc[1] = acc[1] + w * (y / total)
+    out = []
+    for cols, (w, wy) in merged.items():
+        y = wy / w
+        if prior:
+            p = public[cols]
+            var_pub = (p + 1.0 / n_public) / n_public
+            gap = np.mean((y - p) ** 2) - np.mean(var_pub + 1.0 / w)
+            w_pub = 1.0 / (var_pub + max(gap, 0.0))
+            y = (w * y + w_pub * p) / (w + w_pub)
+            w = w + w_pub
+        out.append((cols, y, w))
     # The loss is scaled by the largest precision: Adam does not mind, and
     # the numbers stay of order 1.
-    top = max(acc[0] for acc in merged.values())
-    return [(cols, acc[1] / acc[0], acc[0] / top) for cols, acc in merged.items()]
+    top = max(float(np.max(w)) for _, _, w in out)
+    return [(cols, y, w / top) for cols, y, w in out]
 
 
 def run_adaptive(plan, X, rng):
@@ -304,12 +349,17 @@ def run_adaptive(plan, X, rng):
     measurements, sigmas, sel_eps, selected = [], [], [], []
     for c in cliques:
         if len(c) == 1:
-            # Gaussian mechanism, L2 sensitivity 1 (add/remove): 1/(2σ²)-zCDP.
-            noisy = counts[c] + rng.normal(0.0, sigma, size=counts[c].size)
+            noisy = gaussian_counts(counts[c], sigma, rng)
             measurements.append((c, noisy, sigma))
             sigmas.append(sigma)
-    total = _estimated_total(measurements, cards)
-    state = mixture.fit(_fit_inputs(measurements, total), STEPS_START, LEARNING_RATE)
+    total = _estimated_total(measurements)
+
+    def targets():
+        return _fit_inputs(
+            measurements, total, plan["public"], plan["n_public"], PUBLIC_PRIOR
+        )
+
+    state = mixture.fit(targets(), STEPS_START, LEARNING_RATE)
     used = adaptive_zcdp(sigmas, sel_eps)
     terminate = False
     while not terminate:
@@ -329,22 +379,20 @@ def run_adaptive(plan, X, rng):
             scores, eps_sel, sensitivity=sensitivity, random_state=rng
         )
         c = cliques[pick]
-        # Gaussian mechanism, L2 sensitivity 1 (add/remove): 1/(2σ²)-zCDP.
-        noisy = counts[c] + rng.normal(0.0, sigma, size=counts[c].size)
+        noisy = gaussian_counts(counts[c], sigma, rng)
         measurements.append((c, noisy, sigma))
         sigmas.append(sigma)
         sel_eps.append(eps_sel)
         selected.append(c)
         used = adaptive_zcdp(sigmas, sel_eps)
+        total = _estimated_total(measurements)
         before = model[c]
-        state = mixture.fit(
-            _fit_inputs(measurements, total), STEPS_ROUND, LEARNING_RATE, state
-        )
+        state = mixture.fit(targets(), STEPS_ROUND, LEARNING_RATE, state)
         moved = total * np.abs(mixture.marginal(c) - before).sum()
         if moved <= math.sqrt(2.0 / math.pi) * sigma * before.size:
             sigma /= 2.0
             eps_sel *= 2.0
-    mixture.fit(_fit_inputs(measurements, total), STEPS_FINAL, LEARNING_RATE, state)
+    mixture.fit(targets(), STEPS_FINAL, LEARNING_RATE, state)
     rho_spent = adaptive_zcdp(sigmas, sel_eps)
     replace_one = adaptive_zcdp(sigmas, sel_eps, neighbours="replace-one")
     return {

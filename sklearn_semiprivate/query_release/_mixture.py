@@ -138,7 +138,8 @@ class ProductMixture:
         """Weighted least squares ``sum_r w_r ||M_r - y_r||² / 2`` and its gradient.
 
         ``measurements`` is a list of ``(cols, y, w)``: column set (1 to 3
-        columns), noisy marginal (fractions, flat) and weight.
+        columns), noisy marginal (fractions, flat) and weight (one, or one
+        per cell).
         """
         # M = sum_i pi_i f(P_i): the gradient of row i is pi_i times that of
         # f(P_i); the factor pi is applied once, at the end.
@@ -152,14 +153,14 @@ class ProductMixture:
             pa = self.probs[:, sl[0]]
             if len(cols) == 1:
                 resid = pi @ pa - y
-                loss += 0.5 * w * (resid @ resid)
+                loss += 0.5 * ((w * resid) @ resid)
                 grad[:, sl[0]] += w * resid
                 continue
             if len(cols) == 2:
                 pb = self.probs[:, sl[1]]
                 resid = ((pa * pi[:, None]).T @ pb).ravel() - y
-                loss += 0.5 * w * (resid @ resid)
-                r = w * resid.reshape(cards)
+                loss += 0.5 * ((w * resid) @ resid)
+                r = (w * resid).reshape(cards)
                 grad[:, sl[0]] += pb @ r.T
                 grad[:, sl[1]] += pa @ r
                 continue
@@ -168,8 +169,8 @@ class ProductMixture:
             pb, pc = self.probs[:, sl[1]], self.probs[:, sl[2]]
             bc = _khatri_rao(pb, pc)
             resid = ((pa * pi[:, None]).T @ bc).ravel() - y
-            loss += 0.5 * w * (resid @ resid)
-            r = w * resid.reshape(cards[0], -1)
+            loss += 0.5 * ((w * resid) @ resid)
+            r = (w * resid).reshape(cards[0], -1)
             grad[:, sl[0]] += bc @ r.T
             t = (pa @ r).reshape(n, cards[1], cards[2])
             grad[:, sl[1]] += np.einsum("ibc,ic->ib", t, pc)
