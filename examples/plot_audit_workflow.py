@@ -34,6 +34,8 @@ import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 from sklearn.dummy import DummyClassifier
 from sklearn.model_selection import KFold, cross_validate
 
@@ -184,10 +186,19 @@ claims = [EPSILON, 2 * EPSILON, 2 * EPSILON, 2 * EPSILON]
 fig, ax = plt.subplots(figsize=(7, 3.5))
 x = np.arange(len(labels))
 colors = ["tab:green" if b <= c else "tab:red" for b, c in zip(bounds, claims)]
-ax.bar(x, bounds, color=colors, width=0.6, label="95% lower bound on epsilon")
-ax.hlines(claims, x - 0.4, x + 0.4, colors="k", linestyles="--", label="claimed")
+ax.bar(x, bounds, color=colors, width=0.6)
+ax.hlines(claims, x - 0.4, x + 0.4, colors="k", linestyles="--")
 ax.set_xticks(x, labels, fontsize=8)
 ax.set_ylabel("epsilon")
-ax.legend(fontsize=8)
+ax.set_title("Audit: 95% lower bound on epsilon (bars) against the claim (dashes)")
+ax.legend(
+    handles=[
+        Patch(color="tab:green", label="bound <= claim: consistent"),
+        Patch(color="tab:red", label="bound > claim: claim refuted"),
+        Line2D([], [], color="k", ls="--", label="claimed or charged epsilon"),
+    ],
+    fontsize=8,
+    loc="upper left",
+)
 fig.tight_layout()
 plt.show()

@@ -91,6 +91,8 @@ fig, ax = plt.subplots(figsize=(6, 4))
 for name, accuracies in results.items():
     ax.plot(n_labeled_grid, accuracies, "o-", label=name)
 ax.set_xscale("log")
+ax.set_xticks(n_labeled_grid, labels=[f"{v:g}" for v in n_labeled_grid])
+ax.minorticks_off()
 ax.set_xlabel("labeled private rows")
 ax.set_ylabel(f"test accuracy (mean of {n_repeats})")
 ax.set_title("Thresholds on [0, 1] at resolution 1/4096, epsilon = 1")

@@ -32,6 +32,7 @@ that is :class:`~sklearn_semiprivate.SemiPrivateClassifier` with a
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from sklearn_semiprivate import (
     LabelBoostClassifier,
@@ -93,15 +94,19 @@ for eps in epsilons:
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-left.semilogy(range(len(boost.labeled_sizes_)), boost.labeled_sizes_, "o-", label="|S|")
+left.plot(range(len(boost.labeled_sizes_)), boost.labeled_sizes_, "o-", label="|S|")
 left.axhline(300 * 10, color="grey", ls="--", label="300 n (loop stops)")
-left.set_xlabel("round")
+left.xaxis.set_major_locator(MaxNLocator(integer=True))
+left.set_ylim(bottom=0)
+left.set_xlabel("round (0: the labeled rows given)")
 left.set_ylabel("labeled rows |S|")
 left.set_title("LabelBoost: the labeled set per round")
 left.legend()
 right.semilogx(epsilons, active, "o-", label="SubSampling active, 50 labels")
 right.semilogx(epsilons, alone, "s--", label="base learner at eps, 50 labels")
-right.set_xlabel("epsilon")
+right.set_xticks(epsilons, labels=[f"{e:g}" for e in epsilons])
+right.minorticks_off()
+right.set_xlabel("epsilon (smaller: more private)")
 right.set_ylabel(f"test accuracy (mean of {n_seeds})")
 right.set_title("Labels needed do not grow as 1/eps")
 right.invert_xaxis()

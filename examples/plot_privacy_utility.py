@@ -139,6 +139,8 @@ sizes = PrivacyUtilityDisplay.from_estimator(
     name="semi-private at epsilon = 1",
 )
 sizes.ax_.set_title("Digits: accuracy against the public-set size")
+sizes.ax_.set_xticks([30, 60, 120, 240, 400], labels=["30", "60", "120", "240", "400"])
+sizes.ax_.minorticks_off()
 sizes.figure_.tight_layout()
 
 # %%

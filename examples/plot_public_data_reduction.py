@@ -46,6 +46,7 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import FuncFormatter, NullLocator
 from scipy.special import ndtr
 
 from sklearn_semiprivate import PublicData, SemiPrivateClassifier
@@ -165,9 +166,9 @@ for i, n_public in enumerate(N_PUBLIC):
         linestyle="--",
         label=f"n_public={n_public}: 100 n_public x excess of A",
     )
-for level, text in [(1 / 16, "1/16"), (1 / 18, "1/18")]:
+for level, text, va in [(1 / 16, "1/16", "bottom"), (1 / 18, "1/18", "top")]:
     left.axhline(level, color="gray", linewidth=0.8, linestyle=":")
-    left.annotate(text, (0.92, level), va="bottom", fontsize=8, color="gray")
+    left.annotate(text, (0.95, level), va=va, fontsize=8, color="gray")
 left.set(
     xlim=(0, 1),
     yscale="log",
@@ -176,7 +177,7 @@ left.set(
     ylabel="share of runs with error >= x",
     title=f"PublicDataReduction, thresholds, ñ={N_REAL}, eps={EPSILON}",
 )
-left.legend(fontsize=7, loc="lower left")
+left.legend(fontsize=7, loc="upper right")
 
 right.plot(N_PUBLIC, alpha, "o-", label="alpha: 17/18 quantile of A's excess")
 right.plot(N_PUBLIC, 1 / (100 * N_PUBLIC), "k:", label="p = 1 / (100 n_public)")
@@ -188,7 +189,9 @@ right.set(
     title="The wrapped learner A on D(p)",
 )
 right.set_xticks(N_PUBLIC, labels=[str(n) for n in N_PUBLIC])
-right.minorticks_off()
+right.xaxis.set_minor_locator(NullLocator())
+right.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+right.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
 right.legend(fontsize=8)
 fig.tight_layout()
 plt.show()

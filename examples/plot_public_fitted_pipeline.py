@@ -133,7 +133,7 @@ try:
 except ValueError as exc:
     print("plain Pipeline with the string column:", exc)
 
-fig, ax = plt.subplots(figsize=(7, 3.5))
+fig, ax = plt.subplots(figsize=(9, 3.5))
 names = list(scores)
 ax.barh(
     names,
@@ -144,7 +144,7 @@ ax.barh(
 ax.axvline(np.mean(majority), color="gray", linestyle="--", label="majority class")
 ax.set_xlim(0.5, 1.0)
 ax.set_xlabel("test accuracy (mean +- std over 10 splits), epsilon = 1")
-ax.set_title("Breast cancer, 15% of training rows public and unlabeled")
+ax.set_title("Breast cancer: 15% of training rows public, unlabeled")
 ax.legend(loc="lower right", fontsize=8)
 fig.tight_layout()
 plt.show()

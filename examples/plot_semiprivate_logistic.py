@@ -87,6 +87,8 @@ for name, values in scores.items():
     ax.plot(epsilons, values, marker="o", label=name)
 ax.axhline(ceiling, color="k", ls="--", label="LogisticRegression, non-private")
 ax.set_xscale("log")
+ax.set_xticks(epsilons, labels=[f"{v:g}" for v in epsilons])
+ax.minorticks_off()
 ax.set_xlabel("epsilon (delta = 1e-5)")
 ax.set_ylabel("test accuracy")
 ax.set_title(f"digits: {len(y_priv)} private rows, {len(X_pub)} public (unlabeled)")

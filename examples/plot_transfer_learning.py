@@ -29,6 +29,7 @@ import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 from scipy.stats import norm
 from sklearn.linear_model import LogisticRegression
 
@@ -100,7 +101,17 @@ right.set(
     title=f"Algorithm 2: curator ({eps:g}, {delta:g})-DP, agents "
     f"{private.local_privacy_.epsilon:g}-LDP",
 )
-right.legend()
+right.set_xlim(0.5, private.max_iter + 0.5)  # the rounds it may run
+right.set_ylim(0, max(a_t.max(), private.threshold_) * 1.5)
+right.annotate(
+    f"halted after {private.n_iter_} round(s)",
+    (a_t.size, a_t[-1]),
+    xytext=(10, -25),
+    textcoords="offset points",
+)
+for ax in (left, right):
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+right.legend(loc="upper right")
 fig.tight_layout()
 print(
     f"private: {private.n_iter_} rounds, {private.history_['n_agents'].sum()} "
