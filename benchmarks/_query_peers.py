@@ -252,8 +252,8 @@ def main():
     parser.add_argument("--out")
     parser.add_argument(
         "--cdp-rho",
-        metavar="EPS,DELTA",
-        help="only print snsynth.utils.cdp_rho(EPS, DELTA) as JSON and exit",
+        metavar="EPS,DELTA[;EPS,DELTA...]",
+        help="only print snsynth.utils.cdp_rho of each pair as a JSON list, exit",
     )
     parser.add_argument("--aim-scoring", choices=["fast", "original"], default="fast")
     parser.add_argument("--aim-rounds", type=int, default=None)
@@ -261,8 +261,8 @@ def main():
     if args.cdp_rho:
         from snsynth.utils import cdp_rho
 
-        eps, delta = (float(v) for v in args.cdp_rho.split(","))
-        print(json.dumps({"rho": cdp_rho(eps, delta)}))
+        pairs = [[float(v) for v in p.split(",")] for p in args.cdp_rho.split(";")]
+        print(json.dumps([cdp_rho(eps, delta) for eps, delta in pairs]))
         return
     X, cards = _load(args.split)
     if args.peer == "aim":
