@@ -42,8 +42,8 @@ from ._labeled import (
     label_set,
     labeled_support,
 )
-from ._marginals import MarginalQueries
 from ._measure import plan_measure_all, run_measure_all
+from ._options import check_release_options
 from ._pmw import (
     WeightedSupport,
     default_n_rounds,
@@ -154,7 +154,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
 
     Attributes
     ----------
-    support_type_ : {"representative", "public"}
+    support_type_ : {"representative", "public", "mixture"}
         The ``support`` the release was fitted with; :meth:`transform` answers
         from this fitted state, whatever ``support`` is set to later.
     n_features_in_ : int
@@ -199,6 +199,17 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         released distribution was fitted to them.
     regularization_ : float
         The penalty ``tau`` of that fit (``selection="all"`` only).
+    mixture_ : ProductMixture
+        ``support="mixture"`` only (it has no ``support_`` nor ``weights_``):
+        the released mixture of product distributions (its ``weights``, and
+        per row and column the probabilities ``column(j)``). With it,
+        ``selected_`` lists the column set measured in each round,
+        ``measurements_`` every ``(columns, noisy counts, sigma)``,
+        ``noise_scales_`` and ``selection_epsilons_`` the ``sigma`` of every
+        measurement and ``ε_sel`` of every selection, ``n_rows_estimate_`` the
+        row count estimated from the measurements, ``rho_`` the zCDP
+        parameter spent (add/remove) and ``replace_one_privacy_`` the
+        ``(ε, δ)`` of the same run for replace-one neighbours (weaker).
 
     See Also
     --------
@@ -231,6 +242,14 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
       ``(epsilon, delta)`` by the analytic calibration to its exact L2
       sensitivity (or one Laplace mechanism, ``epsilon``-DP, L1); the fit is
       post-processing.
+    * ``"mixture"``: **add/remove neighbours** (``n`` is private too, as in
+      AIM): Gaussian measurements of marginals of counts (L2 sensitivity 1,
+      ``1/(2σ²)``-zCDP each) and exponential-mechanism selections (score
+      sensitivity ``max w_c``, ``ε_sel²/8``-zCDP each), composed to at most
+      ``ρ``, the largest zCDP budget whose Rényi conversion is
+      ``(epsilon, delta)``; ``replace_one_privacy_`` holds the replace-one
+      guarantee of the same run (sensitivities ``sqrt(2)`` and ``2 max w_c``).
+      Details in ``_adaptive.py``.
 
     **Labeled rows.** ``support="representative"`` does not release labeled
     rows (its representative domain partitions the feature domain only) and
@@ -262,6 +281,13 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
 
     T. Liu, G. Vietri, T. Steinke, J. Ullman, Z. S. Wu. Leveraging Public Data
     for Practical Private Query Release. ICML 2021.
+
+    R. McKenna, B. Mullins, D. Sheldon, G. Miklau. AIM: An Adaptive and
+    Iterative Mechanism for Differentially Private Synthetic Data. VLDB 2022.
+
+    S. Aydore, W. Brown, M. Kearns, K. Kenthapadi, L. Melis, A. Roth, A.
+    Siva. Differentially Private Query Release Through Adaptive Projection.
+    ICML 2021.
 
     Examples
     --------
@@ -295,6 +321,20 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     ...     1000, random_state=0)
     >>> bool(np.mean(y_syn == (X_syn[:, 0] >= 2)) > 0.9)
     True
+
+    All 3-way marginals of 5 correlated columns, ``support="mixture"``.
+
+    >>> z = rng.integers(2, size=(10000, 1))
+    >>> X = (z + rng.integers(2, size=(10000, 5))).astype(float)  # codes 0-2
+    >>> X_pub = X[rng.choice(10000, 200)]  # stand-in for a public sample
+    >>> queries = MarginalQueries(k=3, n_categories=3)
+    >>> qr = PublicAssistedQueryRelease(queries, epsilon=1.0, support="mixture",
+    ...                                 random_state=0)
+    >>> qr = qr.fit(X, X_public=PublicData(X_pub))
+    >>> bool(np.abs(qr.answers_ - queries.evaluate(X)).max() < 0.05)
+    True
+    >>> qr.sample(2, random_state=0).shape
+    (2, 5)
     """
 
     __metadata_request__fit = {"X_public": True, "y_public": True}
@@ -343,53 +383,6 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         self.accountant = accountant
         self.random_state = random_state
 
-    def _check_options(self, labeled):
-        """Parameter combinations a fit refuses, before any data is read."""
-        if self.support == "mixture":
-            if not isinstance(self.queries, MarginalQueries):
-                raise ValueError(
-                    "support='mixture' answers marginal queries only: pass a "
-                    "MarginalQueries workload, or use support='public'."
-                )
-            if self.selection != "exponential" or self.measurement != "gaussian":
-                raise ValueError(
-                    "support='mixture' selects with the exponential mechanism and "
-                    "measures with the Gaussian mechanism: leave selection="
-                    "'exponential' and measurement='gaussian'."
-                )
-            if self.delta <= 0:
-                raise ValueError(
-                    "support='mixture' needs delta > 0 (Gaussian measurements, "
-                    "zCDP accounting)."
-                )
-            return
-        if self.support == "representative":
-            if self.selection == "all":
-                raise ValueError(
-                    "selection='all' (measure every query once) is an option of "
-                    "support='public'; support='representative' runs the sparse "
-                    "vector PMW of APAP."
-                )
-            if labeled:
-                raise ValueError(
-                    "support='representative' does not release labeled rows: its "
-                    "representative domain partitions the feature domain only. "
-                    "Use support='public' for a labeled fit (fit(X, y, ...))."
-                )
-        if self.delta > 0:
-            return
-        if self.support == "representative":
-            raise ValueError(
-                "support='representative' needs delta > 0: the PMW of Lemma 7 is "
-                "(epsilon, delta)-DP by advanced composition. Pass delta > 0, or "
-                "support='public' with measurement='laplace' for pure DP."
-            )
-        if self.measurement == "gaussian":
-            raise ValueError(
-                "measurement='gaussian' needs delta > 0 (the Gaussian mechanism is "
-                "not pure DP). Pass delta > 0, or measurement='laplace'."
-            )
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, X_public=None, y_public=None):
         """Release the private rows' answers, using the public rows freely.
@@ -424,7 +417,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         """
         self._clear_fitted()
         try:
-            self._check_options(labeled=y is not None)
+            check_release_options(self, labeled=y is not None)
             self._fit(X, y, X_public, y_public)
         except BaseException:
             self._clear_fitted()

@@ -1,0 +1,58 @@
+"""Parameter combinations :class:`PublicAssistedQueryRelease` refuses.
+
+Checked at the start of ``fit``, before any data (public or private) is read.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+from ._marginals import MarginalQueries
+
+__all__ = ["check_release_options"]
+
+
+def check_release_options(release, labeled):
+    """Parameter combinations a fit of ``release`` refuses, before any data is read."""
+    if release.support == "mixture":
+        if not isinstance(release.queries, MarginalQueries):
+            raise ValueError(
+                "support='mixture' answers marginal queries only: pass a "
+                "MarginalQueries workload, or use support='public'."
+            )
+        if release.selection != "exponential" or release.measurement != "gaussian":
+            raise ValueError(
+                "support='mixture' selects with the exponential mechanism and "
+                "measures with the Gaussian mechanism: leave selection="
+                "'exponential' and measurement='gaussian'."
+            )
+        if release.delta <= 0:
+            raise ValueError(
+                "support='mixture' needs delta > 0 (Gaussian measurements, "
+                "zCDP accounting)."
+            )
+        return
+    if release.support == "representative":
+        if release.selection == "all":
+            raise ValueError(
+                "selection='all' (measure every query once) is an option of "
+                "support='public'; support='representative' runs the sparse "
+                "vector PMW of APAP."
+            )
+        if labeled:
+            raise ValueError(
+                "support='representative' does not release labeled rows: its "
+                "representative domain partitions the feature domain only. "
+                "Use support='public' for a labeled fit (fit(X, y, ...))."
+            )
+    if release.delta > 0:
+        return
+    if release.support == "representative":
+        raise ValueError(
+            "support='representative' needs delta > 0: the PMW of Lemma 7 is "
+            "(epsilon, delta)-DP by advanced composition. Pass delta > 0, or "
+            "support='public' with measurement='laplace' for pure DP."
+        )
+    if release.measurement == "gaussian":
+        raise ValueError(
+            "measurement='gaussian' needs delta > 0 (the Gaussian mechanism is "
+            "not pure DP). Pass delta > 0, or measurement='laplace'."
+        )
