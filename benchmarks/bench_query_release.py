@@ -943,6 +943,7 @@ def main():
         print_environment()
         argv = " ".join(sys.argv[1:])
         print(f"  command: python benchmarks/{Path(__file__).name} {argv}")
+        print(f"  load average at start: {_load()}")
         start = time.perf_counter()
         with tempfile.TemporaryDirectory() as tmp:
             args.tmpdir = args.tmpdir or tmp
@@ -955,7 +956,7 @@ def main():
                 bench_speed(args.quick)
             if "workload" in tables:
                 bench_workload(args)
-        print(f"\nTotal {time.perf_counter() - start:.0f} s")
+        print(f"\nTotal {time.perf_counter() - start:.0f} s; load average {_load()}")
     finally:
         sys.stdout = tee.stream
     if args.out:
@@ -963,6 +964,15 @@ def main():
 
 
 RESULTS = Path(__file__).with_name("results") / "query_release.md"
+
+
+def _load():
+    """1/5/15-minute load averages: the machine may be shared, and the fit
+    times (single-threaded here) stretch with its load."""
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
 
 
 def write_results(path, output):
