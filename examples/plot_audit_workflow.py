@@ -186,7 +186,8 @@ claims = [EPSILON, 2 * EPSILON, 2 * EPSILON, 2 * EPSILON]
 fig, ax = plt.subplots(figsize=(7, 3.5))
 x = np.arange(len(labels))
 colors = ["tab:green" if b <= c else "tab:red" for b, c in zip(bounds, claims)]
-ax.bar(x, bounds, color=colors, width=0.6)
+bars = ax.bar(x, bounds, color=colors, width=0.6)
+ax.bar_label(bars, fmt="%.2f", fontsize=8)
 ax.hlines(claims, x - 0.4, x + 0.4, colors="k", linestyles="--")
 ax.set_xticks(x, labels, fontsize=8)
 ax.set_ylabel("epsilon")

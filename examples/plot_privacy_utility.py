@@ -144,6 +144,11 @@ sizes.ax_.minorticks_off()
 sizes.figure_.tight_layout()
 
 # %%
+# More public rows help most at first (three fits per point, band: +- one
+# standard deviation). The curve need not rise at every step: each public set
+# gives other k-means cells, and 30 cells labeled privately stay well below
+# the ceiling however many public rows place them.
+#
 # From a grid search
 # ------------------
 # :meth:`~sklearn_semiprivate.display.PrivacyUtilityDisplay.from_cv_results`

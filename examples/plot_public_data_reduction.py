@@ -168,7 +168,7 @@ for i, n_public in enumerate(N_PUBLIC):
     )
 for level, text, va in [(1 / 16, "1/16", "bottom"), (1 / 18, "1/18", "top")]:
     left.axhline(level, color="gray", linewidth=0.8, linestyle=":")
-    left.annotate(text, (0.95, level), va=va, fontsize=8, color="gray")
+    left.annotate(text, (0.5, level), va=va, fontsize=8, color="gray")
 left.set(
     xlim=(0, 1),
     yscale="log",
@@ -177,7 +177,7 @@ left.set(
     ylabel="share of runs with error >= x",
     title=f"PublicDataReduction, thresholds, ñ={N_REAL}, eps={EPSILON}",
 )
-left.legend(fontsize=7, loc="upper right")
+left.legend(fontsize=7, loc="lower left")
 
 right.plot(N_PUBLIC, alpha, "o-", label="alpha: 17/18 quantile of A's excess")
 right.plot(N_PUBLIC, 1 / (100 * N_PUBLIC), "k:", label="p = 1 / (100 n_public)")

@@ -186,7 +186,7 @@ for i, epsilon in enumerate(epsilons):
     mean, std = scores[i].mean(), scores[i].std()
     print(f"epsilon={epsilon:<5g} accuracy {mean:.3f} +- {std:.3f}")
 
-fig, ax = plt.subplots(figsize=(8, 4.5))
+fig, ax = plt.subplots(figsize=(8, 5.5))
 ax.plot(
     epsilons,
     scores.mean(axis=1),
@@ -204,7 +204,7 @@ ax.minorticks_off()
 ax.set_xlabel("epsilon of the release (private rows, delta = 1e-6)")
 ax.set_ylabel("test accuracy")
 ax.set_title("Breast cancer: logistic regression trained on DP synthetic rows")
-ax.legend(loc="lower right", fontsize=9)
+ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=2, fontsize=9)
 ax.grid(alpha=0.3)
 fig.tight_layout()
 plt.show()
