@@ -26,6 +26,10 @@ learner needs.
 With a *public* unlabeled pool, the relabeled pool need not be protected:
 that is :class:`~sklearn_semiprivate.SemiPrivateClassifier` with a
 ``final_estimator``.
+
+**Privacy.** Both learners are differentially private for the private rows
+under replace-one neighbours (one row replaced; the numbers of labeled and
+unlabeled rows are public); each fit's ``privacy_spent_`` is printed below.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause

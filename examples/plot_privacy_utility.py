@@ -21,6 +21,10 @@ The data: the digits shipped with scikit-learn (8x8 images, 10 classes). 30%
 of the rows are held out to score the models; of the others, 40 (four per
 digit) are public and labeled, the rest private.
 
+**Privacy.** Every semi-private fit is ``epsilon``-DP for the private rows
+(add/remove and replace-one neighbours); the public rows and their labels, and
+the hyper-parameters, are not protected.
+
 .. warning::
 
     A figure like this one is an **evaluation tool for the analyst**, not a

@@ -24,6 +24,11 @@ with scikit-learn:
    (the ceilings) and a model fitted on the labeled public rows alone (the
    floor).
 
+**Privacy.** The whole search, selection and refit included, is
+``4 epsilon``-DP for the private rows, ``epsilon`` being one fit's
+(replace-one neighbours); the public rows, the grid and the preprocessing's
+statistics (from public rows) are not protected.
+
 .. warning::
 
     The curve is an evaluation for the analyst: the non-private ceilings read

@@ -38,6 +38,10 @@ and the best one has ``(1 - p)/2``, so an excess of ``alpha`` on ``D(p)`` is an
 error of ``alpha / p = 100 n_public alpha`` on ``D``: that is where the bound
 comes from. What the lemma adds is that ``B``'s samples, whose public part holds
 no real example, behave like i.i.d. samples of ``D(p)``.
+
+**Privacy.** ``A`` is ``1``-DP for its private sample; ``B`` is then ``1``-DP
+for its ``ñ`` real examples under replace-one neighbours (Claim 4.5: each real
+example lands in at most one row of the generated sample), not add/remove.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause

@@ -17,6 +17,12 @@ sets; the private rows reach the transformers only through ``transform``.
 The data: the breast cancer table shipped with scikit-learn, as a pandas frame,
 with one string column added (the tumour's size band), as real tables have.
 15% of the training rows are public and unlabeled; the others are private.
+
+**Privacy.** Each :class:`~sklearn_semiprivate.PublicFittedPipeline` fit is
+``1``-DP for the private rows (add/remove and replace-one neighbours): the
+transformers and the cover see public rows only, and the private rows are read
+once, by the exponential mechanism. The plain ``Pipeline`` fit is not: its
+scaler reads the private rows without noise.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause

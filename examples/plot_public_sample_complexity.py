@@ -22,13 +22,16 @@ computed **exactly**, not estimated on a test set:
   error** is ``0.8 * P(h(x) != h*(x))``, with ``P`` computed from the normal CDF.
 
 We fit :class:`~sklearn_semiprivate.SemiPrivateClassifier` at ``epsilon = 1`` on
-``2 * 10**4`` private rows with ``n_public = 4 ... 16384`` public points, average
-the
-excess error over twelve seeds, and plot it on log-log axes with a line of
-slope ``-1``. Beside it, the *private-only* baseline gets no public data: its cover is
-built on a data-independent grid inside declared bounds ``[-10, 10]`` (a
-generous a-priori range, as one would declare before seeing the data), plotted
-against the number of grid points.
+``2 * 10**4`` private rows with ``n_public = 4 ... 16384`` public points,
+average the excess error over twelve seeds (fresh privacy noise in each fit),
+and plot it on log-log axes with a line of slope ``-1``. Beside it, the
+*private-only* baseline gets no public data: its cover is built on a
+data-independent grid inside declared bounds ``[-10, 10]`` (a generous
+a-priori range, as one would declare before seeing the data), plotted against
+the number of grid points.
+
+**Privacy.** Every fit is ``1``-DP for the private rows (add/remove and
+replace-one neighbours); the public points are not protected.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
