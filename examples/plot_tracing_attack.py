@@ -215,9 +215,13 @@ bars = {
 }
 for i, (name, heights) in enumerate(bars.items()):
     ax_bar.bar(x + (i - 1) * 0.27, heights, 0.27, label=name)
-ax_bar.axhline(FPR, color="gray", lw=1)
+ax_bar.axhline(FPR, color="gray", lw=1, label="target FPR (5%)")
 ax_bar.axhline(
-    math.exp(EPSILON) * FPR + DELTA, color="black", ls=":", lw=1, label="DP bound"
+    math.exp(EPSILON) * FPR + DELTA,
+    color="black",
+    ls=":",
+    lw=1,
+    label="DP bound on TPR",
 )
 ax_bar.set_xticks(x, [label.replace(", ", "\n") for label in rates], fontsize=8)
 ax_bar.set_ylabel("rate at the 5% level")
