@@ -640,21 +640,31 @@ def bench_workload(args):
     print(f"\nTable 4 rows of ours: {list(rows_ours)} (package sources {code})")
     if peers.error:
         print(f"AIM and MST: could not run ({peers.error})")
-    matched = {}
+    matched = {}  # eps -> {relation: rho}
     if peers.error is None and want_peers:
         print(
-            "\nMatched guarantees: ours is (eps, delta)-DP under replace-one "
-            "neighbours; AIM and MST account add/remove zCDP. They run at the "
-            "add/remove rho below, which gives replace-one (eps, delta)-DP "
-            "(group privacy of size 2; see matched_peer_rho):"
+            "\nMatched guarantees. AIM and MST account add/remove zCDP. Each of "
+            "our rows states its neighbour relation (a fitted "
+            "`replace_one_privacy_` means add/remove (eps, delta), else "
+            "replace-one). The peers run at one or both budgets "
+            f"(--peer-match {args.peer_match}):\n"
+            "  add/remove: rho = cdp_rho(eps, delta), smartnoise's own conversion, "
+            "so they are add/remove (eps, delta)-DP, as an add/remove row of ours;\n"
+            "  replace-one: group privacy of size 2 (see matched_peer_rho), so "
+            "they are replace-one (eps, delta)-DP, as a replace-one row of ours:"
         )
         for eps in epsilons:
-            matched[eps] = matched_peer_rho(peers, eps, delta)
-            rho, ra, rb = matched[eps]
+            rho_r, ra, rb = matched_peer_rho(peers, eps, delta)
+            rho_a = peers.cdp_rho((eps, delta))[0]
+            matched[eps] = {}
+            if args.peer_match in ("add-remove", "both"):
+                matched[eps]["add/remove"] = rho_a
+            if args.peer_match in ("replace-one", "both"):
+                matched[eps]["replace-one"] = rho_r
             print(
-                f"  eps={eps}: cdp_rho(eps, delta)/4 = {ra:.3e}; "
-                f"cdp_rho(eps/2, delta/(1+e^(eps/2))) = {rb:.3e}; peers run at "
-                f"rho = {rho:.3e}"
+                f"  eps={eps}: add/remove rho = {rho_a:.3e}; replace-one: "
+                f"cdp_rho(eps, delta)/4 = {ra:.3e}, cdp_rho(eps/2, "
+                f"delta/(1+e^(eps/2))) = {rb:.3e}, the larger: rho = {rho_r:.3e}"
             )
     results = {}  # (dataset, shift, eps, row) -> list of (mean, max, seconds)
     notes = {}
@@ -713,22 +723,21 @@ def bench_workload(args):
                     for peer in want_peers:
                         if seed >= {"aim": args.aim_seeds, "mst": args.mst_seeds}[peer]:
                             continue
-                        rho = matched[eps][0]
-                        key = f"peer|{peers.version}|{peer}|{fp}|{rho:.9g}"
-                        rec = cache.get(key)
-                        if rec is None and args.no_new_peer_runs:
-                            rec = {"error": "not run in the time of this run"}
-                        elif rec is None:
-                            out = peers.run(peer, split, rho, args.peer_timeout)
-                            if "error" in out:
-                                rec = {"error": out["error"]}
-                            else:
-                                rec = [*_err(out["answers"], truth), out["fit"]]
-                                print(
-                                    f"    {peer} {split.label} eps={eps}: {out['info']}"
-                                )
-                            cache.put(key, rec)
-                        add(peer.upper(), eps, rec)
+                        for relation, rho in matched[eps].items():
+                            key = f"peer|{peers.version}|{peer}|{fp}|{rho:.9g}"
+                            rec = cache.get(key)
+                            if rec is None and args.no_new_peer_runs:
+                                rec = {"error": "not run in the time of this run"}
+                            elif rec is None:
+                                out = peers.run(peer, split, rho, args.peer_timeout)
+                                if "error" in out:
+                                    rec = {"error": out["error"]}
+                                else:
+                                    rec = [*_err(out["answers"], truth), out["fit"]]
+                                    print(f"    {peer} {split.label} eps={eps}: ")
+                                    print(f"      {out['info']}", flush=True)
+                                cache.put(key, rec)
+                            add(peer_row(peer, relation), eps, rec)
                 print(
                     f"  done {split.label} ({time.perf_counter() - start:.0f} s, "
                     f"fingerprint {fp})",
@@ -749,46 +758,79 @@ def _fit_ours(qs, split, eps, delta, kw, truth, seed):
     except Exception as exc:
         return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:160]}"}
     seconds = time.perf_counter() - start
-    return [*_err(est.answers_, truth), seconds]
+    relation = "add/remove" if hasattr(est, "replace_one_privacy_") else "replace-one"
+    return [*_err(est.answers_, truth), seconds, relation]
 
 
 def _summary(recs):
+    """``((mean, max, seconds, n_seeds, relations), errors)`` of one cell."""
     ok = [r for r in recs if not isinstance(r, dict)]
     errs = [r["error"] for r in recs if isinstance(r, dict)]
     if not ok:
         return None, errs
-    a = np.array(ok, dtype=np.float64)
-    return (a[:, 0].mean(), a[:, 1].mean(), a[:, 2].mean(), len(ok)), errs
+    a = np.array([r[:3] for r in ok], dtype=np.float64)
+    relations = {r[3] for r in ok if len(r) > 3}
+    return (a[:, 0].mean(), a[:, 1].mean(), a[:, 2].mean(), len(ok), relations), errs
 
 
 PEER_NAMES = ("AIM", "MST")
+RELATIONS = ("add/remove", "replace-one")
+
+
+def peer_row(peer, relation):
+    return f"{peer.upper()} @ {relation} (eps, delta)"
 
 
 def report_workload(args, results, notes, rows_ours, matched, peers):
     fixed = ["public-only", "support ceiling (non-private NNLS)"]
-    order = [*rows_ours, *[p for p in PEER_NAMES if p.lower() in args.peer_rows]]
+    order = [
+        *rows_ours,
+        *[
+            peer_row(p, r)
+            for p in PEER_NAMES
+            if p.lower() in args.peer_rows
+            for r in RELATIONS
+            if args.peer_match in ("both", r.replace("/", "-"))
+        ],
+    ]
     default_row = next(iter(rows_ours), None)
-    header = ["row", "seeds"]
+    header = ["row", "neighbours", "seeds"]
     for eps in args.epsilons:
         header += [f"eps={eps} mean", "max", "fit s"]
-    verdicts, problems = [], []
+    verdicts, problems = [], {}
     for name in args.datasets:
         for shift in (False, True):
             table = []
             for row in order + fixed:
-                cells, n_seeds = [], set()
+                cells, n_seeds, relations = [], set(), set()
                 for eps in args.epsilons:
                     key = (name, shift, None if row in fixed else eps, row)
                     summary, errs = _summary(results.get(key, []))
                     for e in sorted(set(errs)):
-                        problems.append(f"{name}, shift={shift}, eps={eps}, {row}: {e}")
+                        problems.setdefault((row, e), []).append(
+                            f"{name} {'shifted' if shift else 'i.i.d.'} eps={eps}"
+                        )
                     if summary is None:
-                        cells += ["refused" if errs else "-", "", ""]
+                        if not errs:
+                            word = "-"
+                        elif all("not run" in e for e in errs):
+                            word = "not run"
+                        elif "@" in row:
+                            word = "failed"
+                        else:
+                            word = "refused"
+                        cells += [word, "", ""]
                         continue
-                    mean, mx, sec, n = summary
+                    mean, mx, sec, n, rel = summary
                     n_seeds.add(n)
+                    relations |= rel
                     cells += [f"{mean:.4f}", f"{mx:.4f}", f"{sec:.1f}"]
-                table.append([row, "/".join(map(str, sorted(n_seeds))) or "0", *cells])
+                if "@" in row:
+                    relations = {row.split("@ ")[1].split(" (")[0]}
+                elif row in fixed:
+                    relations = {"non-private" if "ceiling" in row else "no private"}
+                seeds = "/".join(map(str, sorted(n_seeds))) or "0"
+                table.append([row, "/".join(sorted(relations)) or "?", seeds, *cells])
             label = "shifted" if shift else "i.i.d."
             how = (
                 f"public rows selected on {_query_datasets.shift_description(name)}"
@@ -811,9 +853,10 @@ def report_workload(args, results, notes, rows_ours, matched, peers):
     for v in verdicts:
         print("  " + v)
     if problems:
-        print("\nRows that did not run (exact errors):")
-        for p in sorted(set(problems)):
-            print("  " + p)
+        print("\nCells that did not run (exact errors):")
+        for (row, err), where in sorted(problems.items()):
+            where = ", ".join(dict.fromkeys(where))
+            print(f"  {row}: {err}\n    in: {where}")
 
 
 def _verdict(results, name, shift, eps, default_row):
@@ -824,17 +867,21 @@ def _verdict(results, name, shift, eps, default_row):
     label = f"{name}, {'shifted' if shift else 'i.i.d.'}, eps={eps}:"
     if ours is None:
         return f"{label} NOT MET (the default did not run)"
-    refs = {p: get(p) for p in PEER_NAMES}
+    relation = next(iter(ours[4]), "replace-one")
+    refs = {p: get(peer_row(p, relation)) for p in PEER_NAMES}
+    missing = [p for p, v in refs.items() if v is None]
     refs["public-only"] = get("public-only", None)
     refs = {k: v for k, v in refs.items() if v is not None}
     best_mean = min(refs.items(), key=lambda kv: kv[1][0])
     best_max = min(refs.items(), key=lambda kv: kv[1][1])
     ok = ours[0] <= best_mean[1][0] and ours[1] <= best_max[1][1]
     text = (
-        f"{label} mean {ours[0]:.4f} vs best {best_mean[1][0]:.4f} ({best_mean[0]}), "
-        f"max {ours[1]:.4f} vs best {best_max[1][1]:.4f} ({best_max[0]}): "
-        f"{'MET' if ok else 'NOT MET'}"
+        f"{label} ({relation}) mean {ours[0]:.4f} vs best {best_mean[1][0]:.4f} "
+        f"({best_mean[0]}), max {ours[1]:.4f} vs best {best_max[1][1]:.4f} "
+        f"({best_max[0]}): {'MET' if ok else 'NOT MET'}"
     )
+    if missing:
+        text += f" [no {'/'.join(missing)} at the matched budget in this run]"
     aim = refs.get("AIM")
     if aim is not None:
         if shift:
@@ -886,6 +933,12 @@ def main():
         help="python of a venv with smartnoise-synth (AIM and MST rows)",
     )
     parser.add_argument("--peer-rows", default="mst,aim")
+    parser.add_argument(
+        "--peer-match",
+        choices=["both", "add-remove", "replace-one"],
+        default="both",
+        help="which matched budget(s) the peers run at",
+    )
     parser.add_argument(
         "--our-rows",
         default=None,
