@@ -18,6 +18,10 @@ from .utils._rng import check_rng
 
 __all__ = ["PublicData", "check_public_data", "resolve_classes", "subsample_public"]
 
+# Largest public magnitude accepted: its square and sums of up to 1e100 such
+# terms stay far from float64's 1.8e308.
+MAX_PUBLIC_MAGNITUDE = 1e100
+
 
 class PublicData:
     """Opaque container for public rows ``X`` and optional public labels ``y``.
@@ -136,7 +140,8 @@ def check_public_data(
     Raises
     ------
     ValueError
-        On an empty public set, NaN or infinity, a feature-count or feature-name
+        On an empty public set, NaN or infinity, a magnitude above
+        ``MAX_PUBLIC_MAGNITUDE`` (1e100), a feature-count or feature-name
         mismatch, labels of the wrong length or outside ``classes``, or a missing
         public set when ``required``.
     TypeError
@@ -199,9 +204,13 @@ def check_public_data(
             stacklevel=3,
         )
     try:
-        Xp = check_array(
-            Xp, dtype=np.float64, ensure_all_finite=True, input_name="X_public"
-        )
+        # errstate: scikit-learn's finiteness check sums the array first, and
+        # finite rows near the largest float overflow that sum (a spurious
+        # RuntimeWarning); the check itself stays exact.
+        with np.errstate(over="ignore", invalid="ignore"):
+            Xp = check_array(
+                Xp, dtype=np.float64, ensure_all_finite=True, input_name="X_public"
+            )
     except ValueError as exc:
         if "convert" not in str(exc):
             raise
@@ -218,6 +227,18 @@ def check_public_data(
             "earlier steps transformed X but not X_public (routed fit parameters "
             "skip them): use sklearn_semiprivate.PublicFittedPipeline, which fits "
             "them on the public rows and transforms both."
+        )
+    if Xp.size and np.max(np.abs(Xp)) > MAX_PUBLIC_MAGNITUDE:
+        # A public-only check: public points set covers, bins, centroids and
+        # scalings, whose ranges, squares and sums overflow float64 near its
+        # largest values. (Private rows may be of any finite size: they are
+        # clipped or binned into the public geometry.)
+        raise ValueError(
+            f"X_public has values of magnitude up to {np.max(np.abs(Xp)):.3g}; "
+            f"this package needs |X_public| <= {MAX_PUBLIC_MAGNITUDE:g} so that "
+            "ranges, squares and sums of public points stay finite. Rescale "
+            "the features (a scaler fitted on the public rows, in a "
+            "PublicFittedPipeline)."
         )
     if yp is not None:
         yp = check_array(

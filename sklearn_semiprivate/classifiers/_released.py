@@ -74,7 +74,10 @@ class ReleasedModelMixin:
         model = self._fitted_model()
         if model is None:
             return np.full(X.shape[0], self.constant_label_)
-        return model.predict(X)
+        # errstate: scikit-learn models' input checks sum the rows, which
+        # overflows on finite rows near the largest float (a spurious warning).
+        with np.errstate(over="ignore", invalid="ignore"):
+            return model.predict(X)
 
     def predict_proba(self, X):
         """Class probabilities of the fitted model, in the layout of ``classes_``.
@@ -91,7 +94,9 @@ class ReleasedModelMixin:
         proba : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
-        return self._proba(validate_data(self, X, reset=False, dtype=np.float64))
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        with np.errstate(over="ignore", invalid="ignore"):  # as in predict
+            return self._proba(X)
 
     @available_if(_model_has("decision_function"))
     def decision_function(self, X):

@@ -282,7 +282,11 @@ class PartitionCover(Cover):
             if outside.size:
                 # Per-point exact k-d tree query: the same row always maps to the
                 # same cell, whatever else is in the batch.
-                nearest = self._tree.query(X[outside], k=1, return_distance=False)
+                # errstate: the tree's input check sums the rows, which
+                # overflows (a spurious RuntimeWarning) on finite rows near
+                # the largest float; their nearest centroid is still exact.
+                with np.errstate(over="ignore", invalid="ignore"):
+                    nearest = self._tree.query(X[outside], k=1, return_distance=False)
                 cells[outside] = nearest[:, 0]
         return cells
 

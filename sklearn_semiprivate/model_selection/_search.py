@@ -47,6 +47,7 @@ from ..utils._sklearn_compat import (
 from ._candidates import (
     candidate,
     candidate_list,
+    describe,
     dry_run,
     fit_and_count,
     fit_only,
@@ -368,6 +369,10 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         costs, shown = [], set()
         for params in candidates:
             probe = self._make(params, classes)
+            if selection == "public":
+                # Public only: a public label no candidate can predict would
+                # be scored as a mistake of every candidate, silently.
+                self._check_public_labels(probe, params, y_pub)
             cost = fit_cost(probe, **fit_params)
             costs.append(cost)
             for w in dry_run(probe, params, cost, X, y, fit_params):
@@ -404,6 +409,20 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.best_params_ = candidates[self.best_index_]
         self._log("done")
         return self
+
+    @staticmethod
+    def _check_public_labels(probe, params, y_pub):
+        """Every public label is among the candidate's declared ``classes``."""
+        for key, value in probe.get_params(deep=True).items():
+            if value is None or not (key == "classes" or key.endswith("__classes")):
+                continue
+            unknown = np.setdiff1d(np.asarray(y_pub), np.asarray(value))
+            if unknown.size:
+                raise ValueError(
+                    f"y_public contains labels {unknown.tolist()} that are not "
+                    f"in classes={np.asarray(value).tolist()} of the candidate "
+                    f"{describe(params)}."
+                )
 
     def _random_stopping_total(self, costs, n_samples):
         """Liu & Talwar's total, plus the refit; all from public quantities."""

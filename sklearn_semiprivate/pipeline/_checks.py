@@ -106,7 +106,12 @@ def on_private(name, method, *args, action="transform"):
     ``__context__``, and no traceback prints it.
     """
     try:
-        return method(*args)
+        # A finite private row far out (near the largest float) overflows a
+        # scaler's arithmetic: numpy's RuntimeWarning, an error under "error"
+        # filters, would depend on private values. The row becomes +-inf,
+        # which the pipeline clips back to the largest float.
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            return method(*args)
     except Exception as exc:
         failure, kept = type(exc), value_free_start(str(exc))
     detail = (

@@ -14,6 +14,8 @@ import inspect
 import time
 import warnings
 
+import numpy as np
+from scipy.sparse import issparse
 from sklearn import get_config
 from sklearn.base import clone
 from sklearn.utils import Bunch, get_tags
@@ -25,7 +27,7 @@ from sklearn.utils.metadata_routing import (
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._public import PublicData
+from .._public import PublicData, _feature_names, check_public_data
 from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
 from ..exceptions import PrivacyLeakWarning
 from ..utils._sklearn_compat import (
@@ -384,6 +386,17 @@ class PublicFittedPipeline(_BaseComposition):
             fitted.append((idx, name, step))
             steps_.append((name, step))
         name, final = self.steps[-1]
+        if Xp is not None and not issparse(Xpt):
+            # The last step checks its public rows too, but after the charge:
+            # public rows the transformers left malformed (NaN, huge values, a
+            # label outside classes=) are refused here, free, on public
+            # inputs alone.
+            check_public_data(
+                PublicData(Xpt, yp),
+                n_features=np.shape(Xpt)[1],
+                feature_names=_feature_names(Xpt),
+                classes=final.get_params().get("classes"),
+            )
         final = self._reserve_final(clone(final), final_params)
         # Only now, with the last step's cost charged, are the private rows
         # transformed: whether a transform of them fails is a question the
@@ -395,6 +408,13 @@ class PublicFittedPipeline(_BaseComposition):
             else:
                 Xt = on_private(step_name, step.fit_transform, Xt, y, action="fit on")
                 self._log(idx, step_name, start)
+        if isinstance(Xt, np.ndarray) and Xt.dtype.kind == "f" and fitted:
+            # Row by row, data-independent: a finite row the transformers
+            # overflowed to +-inf is kept at the largest float (the last step
+            # clips it into the public geometry), so whether the fit fails
+            # does not depend on how far out a private row lies.
+            big = np.finfo(Xt.dtype).max
+            Xt = np.where(np.isposinf(Xt), big, np.where(np.isneginf(Xt), -big, Xt))
         public = None if Xp is None else PublicData(Xpt, yp)
         final.fit(Xt, y, X_public=public, **final_params)
         steps_.append((name, final))
@@ -417,9 +437,16 @@ class PublicFittedPipeline(_BaseComposition):
         Errors are not rewritten: these rows are not the fit's private rows.
         """
         check_is_fitted(self)
-        for _, step in self.steps_[:-1]:
-            if step not in _SKIPPED:
-                X = step.transform(X)
+        # errstate: finite rows near the largest float overflow a scaler (and
+        # scikit-learn's input checks); they become +-inf, kept at the largest
+        # float as in fit, and the last step clips them.
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            for _, step in self.steps_[:-1]:
+                if step not in _SKIPPED:
+                    X = step.transform(X)
+        if isinstance(X, np.ndarray) and X.dtype.kind == "f":
+            big = np.finfo(X.dtype).max
+            X = np.where(np.isposinf(X), big, np.where(np.isneginf(X), -big, X))
         return getattr(self.steps_[-1][1], method)(X, *args, **kwargs)
 
     def predict(self, X):
