@@ -521,3 +521,17 @@ def test_labeled_release_on_the_representative_support_is_refused():
     release = PublicAssistedQueryRelease(StumpQueries(), classes=CLASSES)
     with pytest.raises(ValueError, match="support='public'"):
         release.fit(X, y, X_public=PublicData(X_pub, y_pub))
+
+
+def test_release_feature_names_out():
+    X, _, X_pub, _ = _data()
+    release = FACTORIES["release"](None).fit(_df(X), X_public=PublicData(_df(X_pub)))
+    names = ["age", "income", "score"]
+    assert list(release.get_feature_names_out()) == names
+    assert list(release.get_feature_names_out(names)) == names
+    with pytest.raises(ValueError, match="feature_names_in_"):
+        release.get_feature_names_out(["a", "b", "c"])
+    plain = FACTORIES["release"](None).fit(X, X_public=PublicData(X_pub))
+    assert list(plain.get_feature_names_out()) == ["x0", "x1", "x2"]
+    with pytest.raises(ValueError, match="length"):
+        plain.get_feature_names_out(["a"])

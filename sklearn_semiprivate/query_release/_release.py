@@ -21,6 +21,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils import TransformerTags
 
 from .._public import check_public_data
 from ..accounting import PrivacyAccountant
@@ -643,4 +644,9 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
+        # A transformer in scikit-learn's terms: ``transform`` answers queries
+        # and ``sample`` releases rows in the input's features (named by
+        # ``get_feature_names_out``). No dtype of X is preserved: transform's
+        # output is the answers to queries, not transformed rows.
+        tags.transformer_tags = TransformerTags(preserves_dtype=[])
         return tags

@@ -105,6 +105,39 @@ class _ReleasedDistribution:
             f"Pass a QueryWorkload to transform for a {type(fitted).__name__} release."
         )
 
+    def get_feature_names_out(self, input_features=None):
+        """Names of the features of the released rows (post-processing).
+
+        The columns of :meth:`sample`'s rows: ``feature_names_in_`` after a fit
+        on a DataFrame with string column names, else ``x0, x1, ...``. (After
+        a labeled fit, :meth:`sample` returns the labels apart, as ``y``.)
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Input feature names; if given, they must be ``feature_names_in_``
+            (when defined) and ``n_features_in_`` long.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self)
+        fitted = getattr(self, "feature_names_in_", None)
+        if input_features is not None:
+            input_features = np.asarray(input_features, dtype=object)
+            if input_features.ndim != 1 or len(input_features) != self.n_features_in_:
+                raise ValueError(
+                    f"input_features should have length equal to the number of "
+                    f"features ({self.n_features_in_}), got {len(input_features)}."
+                )
+            if fitted is not None and not np.array_equal(input_features, fitted):
+                raise ValueError("input_features is not equal to feature_names_in_.")
+            return input_features
+        if fitted is not None:
+            return np.asarray(fitted, dtype=object)
+        return np.asarray([f"x{i}" for i in range(self.n_features_in_)], dtype=object)
+
     def sample(self, n_samples, random_state=None):
         """Synthetic rows drawn from the released distribution (post-processing).
 
