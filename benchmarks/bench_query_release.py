@@ -485,6 +485,30 @@ def support_ceiling(index, X_pub, truth):
     return A @ (w / w.sum()), len(distinct)
 
 
+def _git_state():
+    """The commit the imported package comes from, when it can be told."""
+    root = Path(sklearn_semiprivate.__file__).parent.parent
+    marker = root / "GIT_COMMIT"
+    if marker.exists():
+        return f"exported from commit {marker.read_text().strip()}"
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "log", "-1", "--format=%h %cI"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "sklearn_semiprivate"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "not a git checkout"
+    return f"HEAD {head}" + (", with uncommitted changes" if dirty else "")
+
+
 def _code_version():
     """Hash of the package's sources: cached rows of ours are redone when it moves."""
     h = hashlib.sha256()
@@ -648,7 +672,11 @@ def bench_workload(args):
             peers.cdp_rho((1.0, delta))
         except Exception as exc:
             peers.error = f"peer venv failed: {exc}"
-    print(f"\nTable 4 rows of ours: {list(rows_ours)} (package sources {code})")
+    print(
+        f"\nTable 4 rows of ours: {list(rows_ours)}\n  package imported from "
+        f"{Path(sklearn_semiprivate.__file__).parent} (sources hash {code}; "
+        f"{_git_state()})"
+    )
     if peers.error:
         print(f"AIM and MST: could not run ({peers.error})")
     matched = {}  # eps -> {relation: rho}
