@@ -1,8 +1,7 @@
 """
-==========================================================
-Privacy-utility curves: accuracy against epsilon, with
-the non-private ceiling and the public-only floor
-==========================================================
+===================================================================
+Privacy-utility curves: accuracy against epsilon, ceiling and floor
+===================================================================
 
 The central picture of semi-private learning: how much test accuracy each
 epsilon buys. Two reference lines frame it:
