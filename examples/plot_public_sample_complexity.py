@@ -187,7 +187,10 @@ for ax, (name, (chosen, best, grid)) in zip(axes, results.items(), strict=True):
         xscale="log",
         yscale="log",
         xlabel="n_public (private only: grid points)",
-        title=f"{name}, d={SETTINGS[name]}, n_private={N_PRIVATE:.0e}, eps={EPSILON}",
+        title=(
+            f"{name}, d={SETTINGS[name]}, {N_PRIVATE:,} private rows, "
+            f"epsilon = {EPSILON:g}"
+        ),
     )
     ax.grid(True, which="both", alpha=0.3)
 axes[0].set_ylabel("excess error (exact)")
