@@ -9,10 +9,14 @@ distributions ``⊗_j P[i, j]``: its marginal on a column set ``S`` is
 ``mean_i ⊗_{j in S} P[i, j]``, exactly. Its support is the whole grid of the
 domain, not only the public points.
 
-Each row ``i`` has a fixed mixture weight ``pi[i]`` (the multiplicity of a
-distinct public point). The logits start at the public rows (each one-hot,
-softened) and are fitted by Adam to a weighted least-squares loss against
-noisy marginals. Everything here is post-processing: it reads released
+Each row ``i`` has a mixture weight ``pi = softmax(u)``, starting at the
+multiplicity of a distinct public point. The logits start at the public rows
+(each one-hot, softened); logits and ``u`` are fitted together by Adam to a
+weighted least-squares loss against noisy marginals. Learning the weights
+lets the rare public rows of a group the public sample under-represents
+carry its mass with their own conditional structure (the reweighting of
+PMW^Pub, Liu et al. 2021), while the logits move mass off the public points.
+Everything here is post-processing: it reads released
 measurements and public data only.
 """
 
@@ -41,15 +45,20 @@ class ProductMixture:
     logits : ndarray of shape (N, sum(n_categories))
         The logits of every row, column after column.
     weights : ndarray of shape (N,)
-        Mixture weights (non-negative, summing to 1).
+        Starting mixture weights (non-negative, summing to 1).
     """
+
+    # Precision of the loss and its gradient (the parameters stay float64).
+    compute_dtype = np.float32
 
     def __init__(self, n_categories, logits, weights):
         self.n_categories = np.asarray(n_categories, dtype=np.intp)
         self.offsets = np.concatenate([[0], np.cumsum(self.n_categories)])
         self.column_of = np.repeat(np.arange(self.n_categories.size), self.n_categories)
-        self.weights = np.asarray(weights, dtype=np.float64)
-        self.set_logits(np.asarray(logits, dtype=np.float64))
+        weights = np.asarray(weights, dtype=np.float64)
+        with np.errstate(divide="ignore"):
+            log_weights = np.log(weights)  # a weight 0 stays 0
+        self.set_params(np.column_stack([logits, log_weights]))
 
     @classmethod
     def from_rows(cls, rows, weights, n_categories, *, smoothing, n_copies, rng):
@@ -80,10 +89,15 @@ class ProductMixture:
 
     @property
     def n_rows(self):
-        return self.logits.shape[0]
+        return self.params.shape[0]
 
-    def set_logits(self, logits):
-        self.logits = logits
+    def set_params(self, params):
+        """Logits (all columns but the last) and log-weights (the last one)."""
+        self.params = params
+        u = params[:, -1]
+        e = np.exp(u - u.max())
+        self.weights = e / e.sum()
+        logits = params[:, :-1]
         starts = self.offsets[:-1]
         z = logits - np.maximum.reduceat(logits, starts, axis=1)[:, self.column_of]
         e = np.exp(z)
@@ -144,41 +158,57 @@ class ProductMixture:
         # M = sum_i pi_i f(P_i): the gradient of row i is pi_i times that of
         # f(P_i); the factor pi is applied once, at the end.
         n = self.n_rows
-        pi = self.weights
-        grad = np.zeros_like(self.probs)
+        # In float32: the products are the cost, and Adam needs no more.
+        dtype = self.compute_dtype
+        probs = self.probs.astype(dtype)
+        pi = self.weights.astype(dtype)
+        grad = np.zeros_like(probs)
+        grad_pi = np.zeros(n, dtype=dtype)  # dL / d pi_i = <r, f(P_i)>
         loss = 0.0
         for cols, y, w in measurements:
+            y = np.asarray(y, dtype=dtype)
+            w = np.asarray(w, dtype=dtype)
             cards = [self.n_categories[c] for c in cols]
             sl = [slice(self.offsets[c], self.offsets[c + 1]) for c in cols]
-            pa = self.probs[:, sl[0]]
+            pa = probs[:, sl[0]]
             if len(cols) == 1:
                 resid = pi @ pa - y
-                loss += 0.5 * ((w * resid) @ resid)
+                loss += 0.5 * float((w * resid) @ resid)
                 grad[:, sl[0]] += w * resid
+                grad_pi += pa @ (w * resid)
                 continue
             if len(cols) == 2:
-                pb = self.probs[:, sl[1]]
+                pb = probs[:, sl[1]]
                 resid = ((pa * pi[:, None]).T @ pb).ravel() - y
-                loss += 0.5 * ((w * resid) @ resid)
+                loss += 0.5 * float((w * resid) @ resid)
                 r = (w * resid).reshape(cards)
                 grad[:, sl[0]] += pb @ r.T
-                grad[:, sl[1]] += pa @ r
+                t = pa @ r
+                grad[:, sl[1]] += t
+                grad_pi += np.einsum("ib,ib->i", t, pb)
                 continue
             if len(cols) != 3:
                 raise ValueError("measurements hold 1 to 3 columns.")
-            pb, pc = self.probs[:, sl[1]], self.probs[:, sl[2]]
+            pb, pc = probs[:, sl[1]], probs[:, sl[2]]
             bc = _khatri_rao(pb, pc)
             resid = ((pa * pi[:, None]).T @ bc).ravel() - y
-            loss += 0.5 * ((w * resid) @ resid)
+            loss += 0.5 * float((w * resid) @ resid)
             r = (w * resid).reshape(cards[0], -1)
             grad[:, sl[0]] += bc @ r.T
-            t = (pa @ r).reshape(n, cards[1], cards[2])
+            t = pa @ r
+            grad_pi += np.einsum("ij,ij->i", t, bc)
+            t = t.reshape(n, cards[1], cards[2])
             grad[:, sl[1]] += np.einsum("ibc,ic->ib", t, pc)
             grad[:, sl[2]] += np.einsum("ibc,ib->ic", t, pb)
         # Through the softmax of each column: dZ = P * (G - <G, P>_column).
+        out = np.empty_like(self.params)
+        pi = self.weights
         gp = grad * self.probs * pi[:, None]
         inner = np.add.reduceat(gp, self.offsets[:-1], axis=1)[:, self.column_of]
-        return loss, gp - self.probs * inner
+        out[:, :-1] = gp - self.probs * inner
+        # Through the softmax of the weights: du = pi * (g - <g, pi>).
+        out[:, -1] = pi * (grad_pi - pi @ grad_pi)
+        return loss, out
 
     def sample(self, n_samples, rng):
         """Integer-coded rows: a component by its weight, then every column."""
@@ -191,9 +221,9 @@ class ProductMixture:
         return out
 
     def fit(self, measurements, n_iter, learning_rate, state=None):
-        """Adam on the logits; returns Adam's state for a warm restart."""
+        """Adam on logits and log-weights; returns its state for a warm restart."""
         if state is None:
-            state = {"m": np.zeros_like(self.logits), "v": np.zeros_like(self.logits)}
+            state = {"m": np.zeros_like(self.params), "v": np.zeros_like(self.params)}
             state["t"] = 0
         m, v = state["m"], state["v"]
         for _ in range(int(n_iter)):
@@ -206,5 +236,7 @@ class ProductMixture:
             v += (1.0 - _BETA2) * (g * g)
             step = (learning_rate / (1.0 - _BETA1**t)) * m
             step /= np.sqrt(v / (1.0 - _BETA2**t)) + _ADAM_EPS
-            self.set_logits(self.logits - step)
+            # A weight 0 (log-weight -inf) has gradient 0 and stays 0.
+            step[~np.isfinite(self.params)] = 0.0
+            self.set_params(self.params - step)
         return state

@@ -102,7 +102,8 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         product distributions, one per distinct public row to start with,
         refitted to every measurement: its support is the whole domain, not
         only the public points. ``n_iterations`` is AIM's round budget ``T``
-        (None: 16 per column; at least the number of columns plus one);
+        (None: ``16 sqrt(min(epsilon, 1))``, at least 4, per column; at least
+        the number of columns plus one);
         ``selection`` must be ``"exponential"`` and ``measurement``
         ``"gaussian"``. Guarantees add/remove neighbours (see Notes).
     n_iterations : int, default=None

@@ -302,3 +302,27 @@ def test_answers_are_exact_marginals_of_the_mixture():
             prod *= m.column(j)[i, grid[:, j]]
         p += prod
     np.testing.assert_allclose(QUERIES._bind(5).answers(grid, p), qr.answers_)
+
+
+def test_mixture_gradient_matches_finite_differences():
+    from sklearn_semiprivate.query_release._mixture import ProductMixture
+
+    rng = np.random.default_rng(0)
+    cards = np.array([3, 2, 4, 2])
+    m = ProductMixture(cards, rng.normal(size=(6, cards.sum())), rng.random(6))
+    m.compute_dtype = np.float64
+    meas = [
+        ((0,), rng.random(3), 2.0),
+        ((1, 2), rng.random(8), rng.random(8)),
+        ((0, 2, 3), rng.random(24), 1.5),
+    ]
+    _, grad = m.loss_and_grad(meas)
+    p0, h = m.params.copy(), 1e-6
+    num = np.zeros_like(p0)
+    for idx in np.ndindex(p0.shape):
+        for sign in (1, -1):
+            p = p0.copy()
+            p[idx] += sign * h
+            m.set_params(p)
+            num[idx] += sign * m.loss_and_grad(meas)[0] / (2 * h)
+    np.testing.assert_allclose(grad, num, atol=1e-7)
