@@ -510,10 +510,15 @@ def _git_state():
 
 
 def _code_version():
-    """Hash of the package's sources: cached rows of ours are redone when it moves."""
+    """Hash of the sources a release runs on (the package's ``query_release``,
+    ``accounting`` and ``utils`` subpackages and its top-level modules): cached
+    rows of ours are redone when they move."""
     h = hashlib.sha256()
     root = Path(sklearn_semiprivate.__file__).parent
-    for f in sorted(root.rglob("*.py")):
+    files = [*root.glob("*.py")]
+    for sub in ("query_release", "accounting", "utils"):
+        files += root.joinpath(sub).rglob("*.py")
+    for f in sorted(files):
         h.update(str(f.relative_to(root)).encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:12]
