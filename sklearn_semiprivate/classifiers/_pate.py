@@ -146,6 +146,11 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         private rows, the teachers' seeds and the vote noise never come from
         it: they are fresh OS entropy on every fit (see
         :func:`~sklearn_semiprivate.reproducible_noise` for tests and docs).
+    n_jobs : int, default=None
+        Teachers fitted in parallel through joblib (``None``: one at a time;
+        ``-1``: all cores; any joblib backend, e.g. Dask's through
+        :func:`joblib.parallel_backend`). The votes, hence the model and its
+        privacy, are the same for every ``n_jobs``.
     verbose : int or bool, default=0
         With ``verbose >= 1``, ``fit`` prints a line at each stage (public
         information only; the teachers' step is printed without its duration).
@@ -305,6 +310,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         "bounds": ["array-like", None],
         "accountant": [PrivacyAccountant, None],
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
         "verbose": ["verbose"],
     }
 
@@ -323,6 +329,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         bounds=None,
         accountant=None,
         random_state=None,
+        n_jobs=None,
         verbose=0,
     ):
         self.teacher = teacher
@@ -337,6 +344,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         self.bounds = bounds
         self.accountant = accountant
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.verbose = verbose
 
     # False: the teacher and the student get their own parameter validation.
@@ -440,6 +448,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
                 assignment,
                 n_teachers,
                 seeds=teacher_seeds,
+                n_jobs=self.n_jobs,
             )
             del assignment, teacher_seeds
         # Sensitivity of the (Q, n_classes) vote table to one private row:

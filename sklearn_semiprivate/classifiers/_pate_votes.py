@@ -11,8 +11,10 @@ or :func:`lnmax_scale` to the table's sensitivity, stated next to each.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import math
+import os
 
 import numpy as np
+from joblib import Parallel, delayed
 from scipy.stats import chi2, norm
 from sklearn.base import clone
 from sklearn.neighbors import NearestNeighbors
@@ -20,7 +22,11 @@ from threadpoolctl import threadpool_limits
 
 from ..accounting import rdp_gaussian_sigma
 from ..mechanisms import analytic_gaussian_sigma
-from ..utils._nested_fit import dropped_warnings, seed_unset_random_states
+from ..utils._nested_fit import (
+    dropped_warnings,
+    seed_unset_random_states,
+    silenced_in_worker,
+)
 
 __all__ = [
     "dry_run",
@@ -73,7 +79,9 @@ def lnmax_scale(epsilon, n_queries):
     return 2.0 * n_queries / epsilon
 
 
-def teacher_votes(teacher, X, y, X_query, classes, assignment, n_teachers, *, seeds):
+def teacher_votes(
+    teacher, X, y, X_query, classes, assignment, n_teachers, *, seeds, n_jobs=None
+):
     """Vote histogram of the teachers on the query rows, shape ``(Q, n_classes)``.
 
     Teacher ``t`` is a clone of ``teacher`` fitted on the rows with
@@ -94,6 +102,12 @@ def teacher_votes(teacher, X, y, X_query, classes, assignment, n_teachers, *, se
     rows). Without them a teacher left at ``random_state=None`` would draw
     from numpy's global generator, and how many draws it takes depends on its
     rows: one row would shift the randomness of every later teacher.
+
+    ``n_jobs`` fits the teachers in parallel through joblib (any backend,
+    e.g. Dask's): each teacher's votes depend on its rows and seed alone, so
+    the table is the same for every ``n_jobs`` and backend. Workers drop
+    their warnings
+    (:func:`~sklearn_semiprivate.utils._nested_fit.silenced_in_worker`).
     """
     n_classes = classes.size
     n_queries = X_query.shape[0]
@@ -112,15 +126,37 @@ def teacher_votes(teacher, X, y, X_query, classes, assignment, n_teachers, *, se
     # Many small fits: BLAS threads cost more CPU than they save (4x in the
     # gallery example), so they are limited to one here (inside the lock of
     # dropped_warnings, so concurrent fits do not race on that global either).
+    parts = [order[starts[t] : starts[t + 1]] for t in range(n_teachers)]
+    trained = np.flatnonzero(n_present >= 2)
     with dropped_warnings(), threadpool_limits(limits=1, user_api="blas"):
-        for t in np.flatnonzero(n_present >= 2):
-            rows = order[starts[t] : starts[t + 1]]
-            predicted = _teacher_prediction(
-                teacher, X[rows], y[rows], X_query, classes, seeds[t]
+        if n_jobs in (None, 1):
+            predictions = (
+                _teacher_prediction(
+                    teacher, X[parts[t]], y[parts[t]], X_query, classes, seeds[t]
+                )
+                for t in trained
             )
+        else:
+            pid = os.getpid()
+            predictions = Parallel(n_jobs=n_jobs)(
+                delayed(_worker_prediction)(
+                    teacher, X[parts[t]], y[parts[t]], X_query, classes, seeds[t], pid
+                )
+                for t in trained
+            )
+        for predicted in predictions:
             if predicted is not None:
                 votes[queries, predicted] += 1
     return votes
+
+
+def _worker_prediction(teacher, X, y, X_query, classes, seed, parent_pid):
+    """:func:`_teacher_prediction` in a joblib worker, warnings dropped."""
+    with (
+        silenced_in_worker(parent_pid),
+        threadpool_limits(limits=1, user_api="blas"),
+    ):
+        return _teacher_prediction(teacher, X, y, X_query, classes, seed)
 
 
 def _teacher_prediction(teacher, X, y, X_query, classes, seed):

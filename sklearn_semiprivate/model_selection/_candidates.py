@@ -10,8 +10,6 @@ failed run without its cause.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import contextlib
-import os
 import warnings
 
 import numpy as np
@@ -20,7 +18,7 @@ from sklearn.model_selection import ParameterGrid, ParameterSampler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import accountant_keys
-from ..utils._nested_fit import dropped_in_this_thread
+from ..utils._nested_fit import silenced_in_worker
 from ..utils._rng import check_rng, public_seed
 
 __all__ = [
@@ -143,35 +141,13 @@ def dry_run(candidate, params, cost, X, y, fit_params):
     return caught
 
 
-@contextlib.contextmanager
-def _silenced_in_worker(parent_pid):
-    """Drop a run's warnings (they depend on private rows, and count runs).
-
-    A context, so a reused worker gets its filters back. In a worker
-    process: an ``"ignore"`` filter. In the parent process (the run is in
-    the search's thread or in a thread of joblib's threading backend), the
-    search already holds an ``"ignore"`` filter around every dispatch, but
-    another thread may swap the process-wide filters meanwhile, and
-    entering ``catch_warnings`` here would race on them too: the run's
-    thread is marked instead, and the guard drops what it shows
-    (:func:`~sklearn_semiprivate.utils._nested_fit.dropped_in_this_thread`).
-    """
-    if os.getpid() == parent_pid:
-        with dropped_in_this_thread():
-            yield
-        return
-    with warnings.catch_warnings(), dropped_in_this_thread():
-        warnings.simplefilter("ignore")
-        yield
-
-
 def fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
     """One run: fit on the training split, count correct validation predictions.
 
     Returns None instead of raising: which run failed, and why, depends on the
     secret runs and the private rows (see ``_fit_random_stopping``).
     """
-    with _silenced_in_worker(pid):
+    with silenced_in_worker(pid):
         try:
             estimator.fit(X_train, y_train, **fit_params)
             correct = int(np.sum(np.asarray(estimator.predict(X_val)) == y_val))
@@ -181,7 +157,7 @@ def fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
 
 
 def fit_only(estimator, X, y, fit_params, pid):
-    with _silenced_in_worker(pid):
+    with silenced_in_worker(pid):
         return estimator.fit(X, y, **fit_params)
 
 

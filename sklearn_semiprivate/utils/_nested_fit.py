@@ -29,12 +29,18 @@ on synthetic rows) does behind the caller's back matter to privacy:
 # SPDX-License-Identifier: BSD-3-Clause
 
 import contextlib
+import os
 import threading
 import warnings
 
 import numpy as np
 
-__all__ = ["dropped_in_this_thread", "dropped_warnings", "seed_unset_random_states"]
+__all__ = [
+    "dropped_in_this_thread",
+    "dropped_warnings",
+    "seed_unset_random_states",
+    "silenced_in_worker",
+]
 
 # Held around every block of this package that swaps the process-wide warning
 # filters. Reentrant: a nested estimator of this package (a PATEClassifier as
@@ -190,10 +196,48 @@ def dropped_in_this_thread():
     >>> caught
     []
     """
-    with _WARNINGS_LOCK:
-        _install_guard()
+    if not getattr(warnings._showwarnmsg, "_drops_private_warnings", False):
+        # Not blocking: a parent waiting for this thread may hold the lock
+        # (PATE's teachers under joblib's threading backend, inside the
+        # parent's dropped_warnings, which installed the guard already).
+        if _WARNINGS_LOCK.acquire(blocking=False):
+            try:
+                _install_guard()
+            finally:
+                _WARNINGS_LOCK.release()
     _IN_PRIVATE_BLOCK.depth = getattr(_IN_PRIVATE_BLOCK, "depth", 0) + 1
     try:
         yield
     finally:
         _IN_PRIVATE_BLOCK.depth -= 1
+
+
+@contextlib.contextmanager
+def silenced_in_worker(parent_pid):
+    """Drop the warnings of work on private rows dispatched through joblib.
+
+    A context, so a reused worker gets its filters back. In a worker
+    process: an ``"ignore"`` filter. In the parent process (the work runs in
+    the caller's thread or in a thread of joblib's threading backend), the
+    caller already holds an ``"ignore"`` filter around every dispatch, but
+    another thread may swap the process-wide filters meanwhile, and
+    entering ``catch_warnings`` here would race on them too: the thread is
+    marked instead, and the guard drops what it shows
+    (:func:`dropped_in_this_thread`).
+
+    Parameters
+    ----------
+    parent_pid : int
+        ``os.getpid()`` of the dispatching process.
+
+    Yields
+    ------
+    None
+    """
+    if os.getpid() == parent_pid:
+        with dropped_in_this_thread():
+            yield
+        return
+    with warnings.catch_warnings(), dropped_in_this_thread():
+        warnings.simplefilter("ignore")
+        yield

@@ -307,3 +307,50 @@ def test_local_votes_sensitivity_is_independent_of_the_queries():
     assert np.abs(votes - local_votes(X2, y2, X_query, classes, bounds)).sum() <= 2
     removed = local_votes(X[1:], y[1:], X_query, classes, bounds)
     assert np.abs(votes - removed).sum() == 1
+
+
+@pytest.mark.parametrize("backend", ["loky", "threading"])
+def test_parallel_teachers_vote_as_serial_ones_and_stay_silent(backend):
+    # n_jobs through joblib: the same table as one at a time (each teacher's
+    # votes depend on its rows and seed alone), whatever the backend; the
+    # threading backend's workers must not deadlock on the warnings lock the
+    # caller holds, and the teachers' warnings (a function of their rows)
+    # must not escape from the workers.
+    import joblib
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 4))
+    y = (X[:, 0] + 0.3 * rng.normal(size=600) > 0).astype(int)
+    X_query = rng.normal(size=(25, 4))
+    classes = np.array([0, 1])
+    assignment = rng.integers(12, size=600)
+    seeds = rng.integers(2**31, size=12)
+    teacher = LogisticRegression(max_iter=1)  # warns on every fit
+    serial = teacher_votes(teacher, X, y, X_query, classes, assignment, 12, seeds=seeds)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with joblib.parallel_backend(backend, n_jobs=2):
+            parallel = teacher_votes(
+                teacher, X, y, X_query, classes, assignment, 12, seeds=seeds, n_jobs=2
+            )
+    np.testing.assert_array_equal(parallel, serial)
+    assert serial.sum() == 12 * 25
+    assert [w for w in caught if w.category is ConvergenceWarning] == []
+
+
+def test_pate_n_jobs_gives_the_serial_model():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1200, 3))
+    y = (X[:, 1] > 0).astype(int)
+    X_pub = rng.normal(size=(40, 3))
+    X_test = rng.normal(size=(200, 3))
+    predictions = []
+    for n_jobs in (None, 2):
+        clf = PATEClassifier(
+            n_teachers=20, classes=[0, 1], n_jobs=n_jobs, random_state=0
+        )
+        with reproducible_noise():
+            clf.fit(X, y, X_public=PublicData(X_pub))
+        predictions.append((clf.query_labels_, clf.predict(X_test)))
+    for a, b in zip(*predictions):
+        np.testing.assert_array_equal(a, b)
