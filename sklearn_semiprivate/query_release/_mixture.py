@@ -1,13 +1,13 @@
 """A relaxed synthetic dataset: a mixture of product distributions, fitted to marginals.
 
-The estimator of ``method="adaptive"`` (:mod:`._adaptive`): ``N`` relaxed rows,
+The estimator of ``support="mixture"`` (:mod:`._adaptive`): ``N`` relaxed rows,
 row ``i`` holding on every column ``j`` a probability vector
 ``P[i, j] = softmax(Z[i, j])`` over the column's categories (the relaxed
 synthetic data of Aydore et al. 2021, RAP, and Liu et al. 2021, GEM). The
-distribution released is the uniform mixture of the ``N`` product
-distributions ``⊗_j P[i, j]``: its marginal on a column set ``S`` is
-``mean_i ⊗_{j in S} P[i, j]``, exactly. Its support is the whole grid of the
-domain, not only the public points.
+distribution released is the mixture of the ``N`` product distributions
+``⊗_j P[i, j]`` with weights ``pi``: its marginal on a column set ``S`` is
+``sum_i pi[i] ⊗_{j in S} P[i, j]``, exactly. Its support is the whole grid of
+the domain, not only the public points.
 
 Each row ``i`` has a mixture weight ``pi = softmax(u)``, the multiplicity of
 a distinct public point. The logits start at the public rows (each one-hot,

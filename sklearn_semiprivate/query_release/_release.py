@@ -105,7 +105,9 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         (None: ``16 sqrt(min(epsilon, 1))``, at least 4, per column; at least
         the number of columns plus one);
         ``selection`` must be ``"exponential"`` and ``measurement``
-        ``"gaussian"``. Guarantees add/remove neighbours (see Notes).
+        ``"gaussian"``. Guarantees add/remove neighbours (see Notes). Not
+        the default: it is not yet measured against AIM and MST on the same
+        splits at matched guarantees (issue 14's benchmark).
     n_iterations : int, default=None
         Largest number of PMW updates (``"representative"``) or number of MWEM
         rounds (``"public"``); the privacy calibration uses it. With
