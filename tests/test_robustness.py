@@ -492,6 +492,11 @@ CONTRADICTORY = {
     "depth_zero": ("tree", {"max_depth": 0}),
     "sampling_rate_above_one": ("sgd", {"sampling_rate": 2.0}),
     "no_teachers": ("pate", {"n_teachers": 0}),
+    # bounds are refused when invalid even where public data sets the geometry
+    "bounds_reversed_stumps": ("stumps", {"bounds": (1.0, 0.0)}),
+    "bounds_nan_tree": ("tree", {"bounds": (0.0, np.nan)}),
+    "bounds_reversed_synthetic": ("synthetic", {"bounds": (1.0, 0.0)}),
+    "bounds_reversed_logistic": ("logistic", {"bounds": (1.0, 0.0)}),
 }
 
 

@@ -321,10 +321,13 @@ def domain_box(bounds, data, *, allow_leak):
     -------
     box : ndarray of shape (n_features, 2) or None
     """
+    # Checked even when public data sets the geometry: an invalid parameter
+    # is an error whether or not this fit uses it.
+    box = None if bounds is None else check_bounds(bounds, data.X.shape[1])
     if data.X_public is not None:
         return None
-    if bounds is not None:
-        return check_bounds(bounds, data.X.shape[1])
+    if box is not None:
+        return box
     return infer_bounds_with_leak(data.X) if allow_leak else None
 
 

@@ -471,13 +471,16 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         private rows (with a leak warning); with ``allow_leak=False`` this
         returns None instead.
         """
+        bounds = None
+        if self.bounds is not None:
+            # Checked even when public data is used: an invalid parameter is
+            # an error whether or not this fit needs it.
+            bounds = check_bounds(self.bounds, data.X.shape[1])
         if data.X_public is not None:
             return data.X_public
-        if self.bounds is not None:
-            bounds = check_bounds(self.bounds, data.X.shape[1])
-        elif not allow_leak:
-            return None
-        else:
+        if bounds is None:
+            if not allow_leak:
+                return None
             bounds = infer_bounds_with_leak(data.X)
         return data_independent_points(bounds, _DEFAULT_GRID_SIZE, rng)
 

@@ -456,9 +456,10 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _edges(self, data, *, allow_leak):
         """Bin edges from public rows or the box (equal width), else None."""
+        # Checks bounds even when public data is given (then returns None).
+        box = domain_box(self.bounds, data, allow_leak=allow_leak)
         if data.X_public is not None:
             return public_quantile_bins(data.X_public, int(self.n_bins))
-        box = domain_box(self.bounds, data, allow_leak=allow_leak)
         if box is None:
             return None
         return [np.linspace(lo, hi, self.n_bins + 1)[1:-1] for lo, hi in box]
