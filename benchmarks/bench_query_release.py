@@ -908,13 +908,15 @@ def report_workload(args, results, notes, rows_ours, matched, peers):
                 header,
                 table,
             )
-            if default_row is not None:
+            for row in rows_ours:
                 for eps in args.epsilons:
-                    verdicts.append(_verdict(results, name, shift, eps, default_row))
-    if verdicts:
-        print(f"\nGoals of issue 14 for our default row ({default_row}):")
-    for v in verdicts:
-        print("  " + v)
+                    verdicts.append((row, _verdict(results, name, shift, eps, row)))
+    for row in rows_ours:
+        which = "our default row" if row == default_row else "our row"
+        print(f"\nGoals of issue 14 for {which} {row}:")
+        for r, v in verdicts:
+            if r == row:
+                print("  " + v)
     if problems:
         print("\nCells that did not run (exact errors):")
         for (row, err), where in sorted(problems.items()):
@@ -929,7 +931,7 @@ def _verdict(results, name, shift, eps, default_row):
     ours = get(default_row)
     label = f"{name}, {'shifted' if shift else 'i.i.d.'}, eps={eps}:"
     if ours is None:
-        return f"{label} NOT MET (the default did not run)"
+        return f"{label} NOT MET (the row did not run)"
     relation = next(iter(ours[4]), "replace-one")
     refs = {p: get(peer_row(p, relation)) for p in PEER_NAMES}
     missing = [p for p, v in refs.items() if v is None]
