@@ -6,7 +6,8 @@ APAP exactly: a cover ``H~`` of the query class from the distinct public points
 mapped to their representatives, offline Private Multiplicative Weights over
 ``(H~, X_H~)`` (Lemma 7), and every query answered by its projection onto ``H~``.
 ``support="public"`` runs MWEM-style rounds over the public points themselves
-(PMW^Pub, Liu et al. 2021), which scales to domains far too large for APAP;
+(PMW^Pub, Liu et al. 2021), which scales to domains far too large for APAP
+(the public part of both: ``_pmw_release.py``);
 with ``selection="all"`` it measures every query once and fits the public
 points' distribution to the measurements (``_measure.py``). Given private
 labels ``y``, ``support="public"`` releases labeled rows (``_labeled.py``).
@@ -45,15 +46,8 @@ from ._labeled import (
 )
 from ._measure import plan_measure_all, run_measure_all
 from ._options import check_release_options
-from ._pmw import (
-    WeightedSupport,
-    default_n_rounds,
-    default_n_updates,
-    mwem_round_parameters,
-    mwem_rounds,
-    sparse_vector_pmw,
-    sparse_vector_pmw_parameters,
-)
+from ._pmw import mwem_rounds, sparse_vector_pmw
+from ._pmw_release import plan_public, plan_representative
 from ._released import _ReleasedDistribution
 
 __all__ = ["PublicAssistedQueryRelease"]
@@ -471,7 +465,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         # Everything that depends on public data only, and every size limit,
         # before the accountant is checked and before any private read.
         if self.support == "representative":
-            plan = self._plan_representative(workload, query_set, points)
+            plan = plan_representative(self, workload, query_set, points)
         elif self.support == "mixture":
             plan = plan_mixture(
                 query_set,
@@ -495,7 +489,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
                 regularization=self.regularization,
             )
         else:
-            plan = self._plan_public(query_set, points, init, n)
+            plan = plan_public(self, query_set, points, init, n)
         # Reserved atomically before the first private read, and kept if the
         # fit fails afterwards.
         reserve_budget(self.accountant, plan["cost"], self)
@@ -531,63 +525,6 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
             self.support_ = self.support_[:, :-1]
             self.support_labels_ = classes[codes]
         self.answers_ = self._answer(query_set, plan.get("member"))
-
-    def _plan_representative(self, workload, query_set, distinct):
-        """Alg. 3's public part: cover, representative domain, projection, budget."""
-        # Alg. 3 steps 1-2: the cover, from the distinct public points only.
-        cover = workload._cover(distinct)
-        # Definition 2: the representative domain of the cover (public); raises
-        # RepresentativeDomainTooLarge (a ValueError) pointing to support="public".
-        reps, class_map = workload._representative_domain(cover, distinct)
-        # Alg. 3, function G: the member answering each query of the workload.
-        member = self._project(cover, query_set, distinct)
-        # Alg. 3 step 4: PMW at accuracy alpha / 2.
-        alpha_pmw = self.alpha / 2.0
-        c = (
-            self.n_iterations
-            if self.n_iterations is not None
-            else default_n_updates(alpha_pmw, reps.shape[0])
-        )
-        eps0, cost = sparse_vector_pmw_parameters(self.epsilon, self.delta, c)
-        return {
-            "cover": cover,
-            "reps": reps,
-            "class_map": class_map,
-            "member": member,
-            "distinct": distinct,
-            "alpha_pmw": alpha_pmw,
-            "c": int(c),
-            "eps0": eps0,
-            "cost": cost,
-            # The uniform distribution over the representatives (public).
-            "support": WeightedSupport(cover, reps),
-        }
-
-    def _plan_public(self, query_set, points, init, n):
-        """PMW^Pub's public part: initial distribution, rounds, budget."""
-        t = (
-            self.n_iterations
-            if self.n_iterations is not None
-            else default_n_rounds(
-                n, self.epsilon, self.delta, query_set.n_queries, points.shape[0]
-            )
-        )
-        params = mwem_round_parameters(
-            self.epsilon,
-            self.delta,
-            t,
-            selection=self.selection,
-            measurement=self.measurement,
-        )
-        return {
-            "t": int(t),
-            "params": params,
-            "cost": params["cost"],
-            # Initial distribution: the public empirical distribution on the
-            # distinct public points (Liu et al. 2021), times the starting
-            # label distribution in a labeled fit; evaluated here (public).
-            "support": WeightedSupport(query_set, points, init),
-        }
 
     def _fit_representative(self, plan, X, n, rng):
         cover, reps, support = plan["cover"], plan["reps"], plan["support"]

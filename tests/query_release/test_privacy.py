@@ -15,7 +15,7 @@ from sklearn_semiprivate.audit import epsilon_lower_bound_search
 from sklearn_semiprivate.query_release import (
     PublicAssistedQueryRelease,
     ThresholdQueries,
-    _release,
+    _pmw_release,
 )
 
 N_SAMPLES = 1000
@@ -69,24 +69,24 @@ def test_release_epsilon_lower_bound_below_claim(name):
 
 @pytest.mark.statistical
 def test_mutant_representative_noise_too_small_is_caught(monkeypatch):
-    real = _release.sparse_vector_pmw_parameters
+    real = _pmw_release.sparse_vector_pmw_parameters
 
     def mutant(epsilon, delta, n_updates):
         eps0, cost = real(epsilon, delta, n_updates)
         return 20.0 * eps0, cost  # noise 20x too small, cost unchanged
 
-    monkeypatch.setattr(_release, "sparse_vector_pmw_parameters", mutant)
+    monkeypatch.setattr(_pmw_release, "sparse_vector_pmw_parameters", mutant)
     assert _lower_bound(CONFIGS["representative"]) > 1.0
 
 
 @pytest.mark.statistical
 def test_mutant_public_noise_too_small_is_caught(monkeypatch):
-    real = _release.mwem_round_parameters
+    real = _pmw_release.mwem_round_parameters
 
     def mutant(*args, **kwargs):
         params = dict(real(*args, **kwargs))
         params["epsilon_measurement"] *= 20.0  # noise 20x too small
         return params
 
-    monkeypatch.setattr(_release, "mwem_round_parameters", mutant)
+    monkeypatch.setattr(_pmw_release, "mwem_round_parameters", mutant)
     assert _lower_bound(CONFIGS["public"]) > 1.0
