@@ -177,6 +177,9 @@ def compose_advanced(cost, k, delta_slack):
     k = check_integer(k, "k", 1)
     delta_slack = check_delta(delta_slack, "delta_slack", allow_zero=False)
     eps = cost.epsilon
+    if eps > 700.0:
+        # exp(eps) overflows a float; the advanced bound exceeds k * eps.
+        return PrivacyCost(k * eps, min(1.0, k * cost.delta))
     advanced = math.sqrt(
         2 * k * math.log(1 / delta_slack)
     ) * eps + k * eps * math.expm1(eps)
