@@ -16,7 +16,13 @@ from sklearn.utils import check_array
 from .exceptions import PrivacyLeakWarning, PublicDataWarning
 from .utils._rng import check_rng
 
-__all__ = ["PublicData", "check_public_data", "resolve_classes", "subsample_public"]
+__all__ = [
+    "PublicData",
+    "check_public_data",
+    "resolve_classes",
+    "subsample_public",
+    "without_column_names",
+]
 
 # Largest public magnitude accepted: its square and sums of up to 1e100 such
 # terms stay far from float64's 1.8e308.
@@ -369,3 +375,17 @@ def subsample_public(X_public, y_public, n_public, random_state):
         )
     order = check_rng(random_state).permutation(total)[:k]
     return X_public[order], (None if y_public is None else y_public[order])
+
+
+def without_column_names(X_public):
+    """Public rows (``PublicData`` or raw) with data-frame column names dropped.
+
+    For a meta-estimator that hands its base learner private rows as arrays:
+    the public rows go as arrays too, so the base learner does not take the
+    missing names for a pipeline that transformed ``X`` but not ``X_public``
+    (a false ``PublicDataWarning``). Check the names against the private
+    ``X``'s first (:func:`check_public_data` with ``feature_names``).
+    """
+    if isinstance(X_public, PublicData):
+        return PublicData(without_column_names(X_public.X), X_public.y)
+    return X_public.to_numpy() if hasattr(X_public, "columns") else X_public

@@ -463,10 +463,7 @@ def test_inputs_are_not_modified(name, frame):
             y = pd.Series(y)
     inputs = [a for a in (X, y, P, q, *extra.values()) if a is not None]
     copies = [a.copy() for a in inputs]
-    with warnings.catch_warnings():
-        # see test_data_frames_raise_no_spurious_public_data_warning
-        warnings.simplefilter("ignore", PublicDataWarning)
-        est = _fit(FACTORIES[name](None), X, y, PublicData(P, q), **extra)
+    est = _fit(FACTORIES[name](None), X, y, PublicData(P, q), **extra)
     _outputs(est, X)
     for before, now in zip(copies, inputs):
         if hasattr(now, "equals"):
@@ -476,29 +473,12 @@ def test_inputs_are_not_modified(name, frame):
 
 
 # Found by this file: with a DataFrame X and a DataFrame X_public of the same
-# columns, LabelBoost hands its inner prepare_fit_data the labeled rows as an
-# array (and SubsampleTestReweigh hands its learner the curator's draws as an
-# array) next to the public frame, which warns that "the private X reaching
-# this estimator has none" (column names) -- a false alarm that the test
-# configuration turns into an error. Not an input-validation fix.
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            n,
-            marks=pytest.mark.xfail(
-                strict=True,
-                raises=PublicDataWarning,
-                reason="spurious PublicDataWarning: the estimator converts the "
-                "private DataFrame to an array before the inner fit sees "
-                "the public DataFrame",
-            ),
-        )
-        if n in ("labelboost", "transfer")
-        else n
-        for n in NAMES
-    ],
-)
+# columns, LabelBoost handed its inner prepare_fit_data the labeled rows as an
+# array (and SubsampleTestReweigh handed its learner the curator's draws as an
+# array) next to the public frame, which warned that "the private X reaching
+# this estimator has none" (column names): a false alarm. Both now check the
+# public names against X's and pass the public rows on without them.
+@pytest.mark.parametrize("name", NAMES)
 def test_data_frames_raise_no_spurious_public_data_warning(name):
     X, y, P, q, extra = _data(name)
     cols = [f"c{j}" for j in range(X.shape[1])]

@@ -21,7 +21,7 @@ from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from .._public import PublicData, check_public_data, resolve_classes
+from .._public import check_public_data, resolve_classes, without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import fit_cost, reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
@@ -337,7 +337,7 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         estimator = self._base_estimator(estimator, classes, rng_base, cleared)
         # The pool reaches the base learner as an array: so do the public rows
         # (their column names were checked against the pool's above).
-        fit_kw = {k: _without_names(v) for k, v in fit_kw.items()}
+        fit_kw = {k: without_column_names(v) for k, v in fit_kw.items()}
         self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
 
         self.classes_ = classes
@@ -547,10 +547,3 @@ def _with_unlabeled(y_lab, n_unlabeled):
     y_J[: y_lab.size] = y_lab
     y_J[y_lab.size :] = _UNLABELED
     return y_J
-
-
-def _without_names(data):
-    """Public rows (``PublicData`` or raw) with data-frame columns dropped."""
-    if isinstance(data, PublicData):
-        return PublicData(_without_names(data.X), data.y)
-    return data.to_numpy() if hasattr(data, "columns") else data

@@ -25,6 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 
+from .._public import check_public_data, without_column_names
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import fit_cost, reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
@@ -326,6 +327,13 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
         call_on_private(check_classification_targets, y_lab, what="the private labels")
         # prepare_fit_data re-validates the (array) rows: keep the names.
         names = getattr(self, "feature_names_in_", None)
+        if names is not None and X_public is not None:
+            # Public column names checked against X's, then dropped: the rows
+            # below are arrays (public data only).
+            check_public_data(
+                X_public, y_public, n_features=X.shape[1], feature_names=names
+            )
+            X_public = without_column_names(X_public)
         declared = self._declared_classes()
         data = prepare_fit_data(
             self, X_lab, y_lab, X_public, y_public,

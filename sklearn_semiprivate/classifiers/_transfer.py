@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .._public import without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import reserve_on_every_ledger
 from ..exceptions import PrivacyLeakWarning
@@ -405,7 +406,12 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
                 )
         learner_kw = {}
         if X_public is not None:
-            learner_kw = {"X_public": X_public, "y_public": y_public}
+            # The learner gets the curator's draws as arrays: the public rows
+            # too (their names were checked against X's by prepare_fit_data).
+            learner_kw = {
+                "X_public": without_column_names(X_public),
+                "y_public": y_public,
+            }
         # Every constant from public parameters and counts, before any read.
         plan = make_plan(self, n, d, n_target, data.classes, learner_kw)
         progress.say(
