@@ -136,10 +136,10 @@ def _data(seed=0, n=N, n_pub=N_PUB):
     return X, y, X_pub, y_pub
 
 
-def _fit(est, X, y, X_public):
+def _fit(est, X, y, X_public, **extra):
     if isinstance(est, PublicAssistedQueryRelease):
         return est.fit(X, X_public=X_public)  # an unlabeled release
-    return est.fit(X, y, X_public=X_public)
+    return est.fit(X, y, X_public=X_public, **extra)
 
 
 def _outputs(est, X):
@@ -150,7 +150,7 @@ def _outputs(est, X):
     return [est.predict(X)]
 
 
-def _outcome(est, X, y, X_public):
+def _outcome(est, X, y, X_public, **extra):
     """ "ok", or the kind and message of the error the fit raised."""
     try:
         with warnings.catch_warnings():
@@ -159,7 +159,7 @@ def _outcome(est, X, y, X_public):
             # release; numpy's RuntimeWarnings stay errors.
             warnings.simplefilter("ignore")
             warnings.simplefilter("error", RuntimeWarning)
-            _fit(est, X, y, X_public)
+            _fit(est, X, y, X_public, **extra)
     except NUMPY_INTERNALS as exc:
         raise AssertionError(f"numpy-internal failure {exc!r}") from exc
     except (ValueError, TypeError) as exc:

@@ -29,7 +29,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from test_robustness import NUMPY_INTERNALS
+from test_robustness import NUMPY_INTERNALS, _fit, _outcome, _with
 
 from sklearn_semiprivate import (
     LabelBoostClassifier,
@@ -125,12 +125,6 @@ def _data(name, seed=0, n_pub=30):
     return X, None, rng.integers(0, 2, size=(n_pub, 3)).astype(float), None, {}
 
 
-def _fit(est, X, y, X_public, **extra):
-    if isinstance(est, PublicAssistedQueryRelease):
-        return est.fit(X, X_public=X_public)
-    return est.fit(X, y, X_public=X_public, **extra)
-
-
 def _outputs(est, X):
     if isinstance(est, PublicAssistedQueryRelease):
         queries = THRESHOLDS if est.support == "representative" else MARGINALS
@@ -138,29 +132,9 @@ def _outputs(est, X):
     return [est.predict(X)]
 
 
-def _outcome(est, X, y, X_public, **extra):
-    """ "ok", or the kind and message of the error the fit raised."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            warnings.simplefilter("error", RuntimeWarning)
-            _fit(est, X, y, X_public, **extra)
-    except NUMPY_INTERNALS as exc:
-        raise AssertionError(f"numpy-internal failure {exc!r}") from exc
-    except (ValueError, TypeError) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return "ok"
-
-
 # --------------------------------------------------------------------------
 # Malformed input
 # --------------------------------------------------------------------------
-
-
-def _with(a, index, value):
-    a = np.array(a, dtype=float)
-    a.flat[index] = value
-    return a
 
 
 def _pub(P, q):
