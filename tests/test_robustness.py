@@ -523,9 +523,14 @@ def test_search_public_selection_without_public_labels():
 
 def test_labeled_release_on_the_representative_support_is_refused():
     X, y, X_pub, y_pub = _data()
-    release = PublicAssistedQueryRelease(StumpQueries(), classes=CLASSES)
+    release = PublicAssistedQueryRelease(
+        StumpQueries(), support="representative", classes=CLASSES
+    )
     with pytest.raises(ValueError, match="support='public'"):
         release.fit(X, y, X_public=PublicData(X_pub, y_pub))
+    # The default ("auto") resolves to a support that releases labeled rows.
+    release.set_params(support="auto").fit(X, y, X_public=PublicData(X_pub, y_pub))
+    assert release.support_type_ == "public"
 
 
 def test_release_feature_names_out():

@@ -127,6 +127,7 @@ def test_estimator_spends_exactly_the_stated_cost_representative(n_iterations):
         delta=1e-5,
         alpha=0.2,
         n_iterations=n_iterations,
+        support="representative",
         random_state=0,
     ).fit(X, X_public=pub)
     # Default: c = ceil(4 ln|X~| / alpha_pmw^2), |X~| = 30 distinct public values,

@@ -97,7 +97,9 @@ def test_marginals_both_supports_and_projection():
     X = rng.integers(0, 3, size=(3000, 4)).astype(float)
     pub = PublicData(rng.integers(0, 3, size=(100, 4)).astype(float))
     q = MarginalQueries(k=2, n_categories=3)
-    rep = PublicAssistedQueryRelease(q, alpha=0.2, n_iterations=50, random_state=0)
+    rep = PublicAssistedQueryRelease(
+        q, alpha=0.2, n_iterations=50, support="representative", random_state=0
+    )
     rep.fit(X, X_public=pub)
     assert rep.answers_.shape == (6 * 9,)
     assert rep.cover_size_ <= 6 * 9 + 1
@@ -204,7 +206,7 @@ def test_representative_domain_too_large_error_is_clear():
     rng = np.random.default_rng(0)
     X, pub = rng.normal(size=(50, 8)), PublicData(rng.normal(size=(40, 8)))
     with pytest.raises(ValueError, match=r"more than.*support='public'"):
-        _fit(X, pub, queries=StumpQueries([0.0]))
+        _fit(X, pub, queries=StumpQueries([0.0]), support="representative")
     # The suggested alternative works.
     qr = _fit(X, pub, queries=StumpQueries([0.0]), support="public")
     assert qr.answers_.shape == (8,)
@@ -258,7 +260,9 @@ def test_public_only_failure_spends_nothing_reads_nothing_leaves_nothing(monkeyp
     rng = np.random.default_rng(0)
     X, pub = rng.normal(size=(300, 1)), PublicData(rng.normal(size=(40, 1)))
     acc = PrivacyAccountant(epsilon=5.0, delta=1e-4)
-    qr = PublicAssistedQueryRelease(THRESHOLDS, accountant=acc, random_state=0)
+    qr = PublicAssistedQueryRelease(
+        THRESHOLDS, support="representative", accountant=acc, random_state=0
+    )
     qr.fit(X, X_public=pub)
     assert [c.cost for c in acc.history] == [qr.privacy_spent_]
     # Projection by the cover x public labeling table, with a table limit it
@@ -338,7 +342,9 @@ def test_representative_runs_pmw_at_half_alpha(monkeypatch):
     monkeypatch.setattr(_release, "sparse_vector_pmw", spy)
     rng = np.random.default_rng(0)
     X, pub = rng.normal(size=(500, 1)), PublicData(rng.normal(size=(30, 1)))
-    qr = PublicAssistedQueryRelease(THRESHOLDS, alpha=0.3, random_state=0)
+    qr = PublicAssistedQueryRelease(
+        THRESHOLDS, alpha=0.3, support="representative", random_state=0
+    )
     qr.fit(X, X_public=pub)
     assert seen["alpha"] == 0.15
     # Dwork & Roth's update bound at alpha / 2; |X~| = 30 cells, one per value.
@@ -355,3 +361,57 @@ def test_random_state_may_not_be_a_generator():
     qr = PublicAssistedQueryRelease(THRESHOLDS, random_state=np.random.default_rng(7))
     with pytest.raises(ValueError, match="random_state"):
         qr.fit(X, X_public=pub)
+
+
+@pytest.mark.parametrize(
+    ("make_queries", "params", "expected"),
+    [
+        (lambda: MarginalQueries(k=2, n_categories=3), {}, "mixture"),
+        (
+            lambda: MarginalQueries(k=2, n_categories=3),
+            {"selection": "all"},
+            "public",
+        ),
+        (
+            lambda: MarginalQueries(k=2, n_categories=3),
+            {"delta": 0.0, "measurement": "laplace"},
+            "public",
+        ),
+        (
+            lambda: MarginalQueries(k=2, n_categories=3),
+            {"selection": "permute_and_flip"},
+            "public",
+        ),
+        (lambda: THRESHOLDS, {}, "public"),
+        (lambda: StumpQueries([0.0]), {}, "public"),
+    ],
+)
+def test_auto_support_resolves_from_parameters_alone(make_queries, params, expected):
+    # "auto" (the default) picks the support from the workload's type and the
+    # parameters: never from data. The same choice as passing it explicitly,
+    # with the same privacy cost.
+    rng = np.random.default_rng(0)
+    queries = make_queries()
+    if isinstance(queries, MarginalQueries):
+        X = rng.integers(3, size=(400, 3)).astype(float)
+        pub = rng.integers(3, size=(40, 3)).astype(float)
+    else:
+        X, pub = rng.normal(size=(400, 1)), rng.normal(size=(40, 1))
+    auto = PublicAssistedQueryRelease(queries, random_state=0, **params)
+    assert auto.support == "auto"
+    auto.fit(X, X_public=PublicData(pub))
+    assert auto.support_type_ == expected
+    explicit = PublicAssistedQueryRelease(
+        queries, support=expected, random_state=0, **params
+    ).fit(X, X_public=PublicData(pub))
+    # (The mixture's adaptive rounds spend the budget up to rounding: equal
+    # to 1e-9, never above the target.)
+    assert auto.privacy_spent_.epsilon == pytest.approx(
+        explicit.privacy_spent_.epsilon, rel=1e-9
+    )
+    assert auto.privacy_spent_.delta == explicit.privacy_spent_.delta
+    assert auto.privacy_spent_.epsilon <= auto.epsilon
+    assert auto.answers_.shape == explicit.answers_.shape
+    # Fitting again on other private rows of another size resolves the same.
+    auto.fit(X[:123] * 0, X_public=PublicData(pub))
+    assert auto.support_type_ == expected
