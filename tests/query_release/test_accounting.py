@@ -253,5 +253,8 @@ def test_estimator_default_rounds_pure_dp_and_accuracy():
     rounds, _ = max_error(None, 0)
     assert rounds == default_n_rounds(5000, 1.0, 0.0, 21, 200) == 52
     default = np.mean([max_error(None, s)[1] for s in range(3)])
-    capped = np.mean([max_error(500, s)[1] for s in range(3)])
+    # Six seeds for the capped mean: over 40 runs of three, that mean was 0.109
+    # (sd 0.020, lowest 0.074): 3.0 sd above 0.05, ~1e-3 per run. Six seeds
+    # halve its variance (4.3 sd). The default mean: 0.035, sd 0.003, 4.8 sd.
+    capped = np.mean([max_error(500, s)[1] for s in range(6)])
     assert default < 0.05 < capped
