@@ -445,3 +445,34 @@ def test_row_count_estimate_is_read_from_the_released_totals():
     expected = max(np.sum(totals / var) / np.sum(1 / var), 1.0)
     assert math.isclose(qr.n_rows_estimate_, expected, rel_tol=1e-12)
     assert qr.n_rows_estimate_ != 1234.0
+
+
+def test_starting_smoothing_follows_epsilon_only():
+    # The softness of the starting public rows is a function of the (public)
+    # epsilon: SMOOTHING_LOW up to 0.1, SMOOTHING_HIGH from 1, monotone in
+    # between; the plan's mixture starts at it.
+    f = _adaptive.starting_smoothing
+    assert f(0.01) == f(0.1) == _adaptive.SMOOTHING_LOW
+    assert f(1.0) == f(8.0) == _adaptive.SMOOTHING_HIGH
+    grid = [f(e) for e in np.geomspace(0.1, 1.0, 9)]
+    assert all(a < b for a, b in itertools.pairwise(grid))
+    X, Xp = _data(n=500, n_pub=40)
+    qs = QUERIES._bind(X.shape[1])
+    points, counts = np.unique(Xp, axis=0, return_counts=True)
+    for eps in (0.1, 0.5, 1.0):
+        plan = _adaptive.plan_mixture(
+            qs,
+            points,
+            counts,
+            epsilon=eps,
+            delta=1e-6,
+            n_rounds=None,
+            random_state=0,
+        )
+        probs = plan["mixture"].column(0)
+        # MIN_COMPONENTS copies jitter the logits; the copies' mean on the own
+        # category is 1 - s + s / c up to that jitter.
+        c = probs.shape[1]
+        code = np.repeat(points[:, 0].astype(int), probs.shape[0] // len(points))
+        own = probs[np.arange(probs.shape[0]), code]
+        assert abs(own.mean() - (1 - f(eps) + f(eps) / c)) < 0.02
