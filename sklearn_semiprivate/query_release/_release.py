@@ -274,13 +274,14 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     marginal of two real survey tables and a synthetic one, with 5% of the
     rows public, i.i.d. or shifted, ``"mixture"`` has the lowest mean and max
     error of the three supports at every ``epsilon`` in ``{0.1, 0.5, 1}``
-    (and beats public-only and MST), while ``"representative"`` refuses
-    those tables (its domain is too large to hold). On smaller domains
+    (and beats public-only everywhere, MST in all settings but one), while
+    ``"representative"`` refuses those tables (its domain is too large to
+    hold). On smaller domains
     (thresholds on the line, marginals of 10 columns with 3 categories),
     ``"public"`` had lower error than ``"representative"`` in every setting.
-    Hence ``"auto"``. Private-only AIM (McKenna et al. 2022) still has 1.5-2
-    times lower mean error than ``"mixture"`` where it ran, at 23-76 times
-    the fit time. ``"auto"`` changes the neighbour relation with the
+    Hence ``"auto"``. Private-only AIM (McKenna et al. 2022) still has about
+    1.2-1.7 times lower mean error than ``"mixture"`` where it ran, at 60-330
+    times the fit time. ``"auto"`` changes the neighbour relation with the
     workload: add/remove for ``"mixture"``, replace-one for ``"public"``
     (see above; ``support_type_`` says which ran).
 
