@@ -395,15 +395,19 @@ _public_sets = st.builds(
 )
 
 
+# Few, fixed examples: each one fits an estimator several times.
+FAILURE_SETTINGS = settings(
+    max_examples=4,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+
 @pytest.mark.filterwarnings("ignore:No feature has two distinct public bins")
 @pytest.mark.parametrize("name", NAMES)
 def test_failure_depends_on_public_inputs_only(name):
-    @settings(
-        max_examples=4,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @FAILURE_SETTINGS
     @given(
         private=_two_private_sets(),
         public=_public_sets,

@@ -26,10 +26,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from test_robustness import NUMPY_INTERNALS, _fit, _outcome, _with
+from test_robustness import FAILURE_SETTINGS, NUMPY_INTERNALS, _fit, _outcome, _with
 
 from sklearn_semiprivate import (
     LabelBoostClassifier,
@@ -376,12 +376,7 @@ def _two_private_sets(draw, name):
 @pytest.mark.filterwarnings("ignore:No feature has two distinct public bins")
 @pytest.mark.parametrize("name", ["labelboost", "mixture", "representative"])
 def test_failure_depends_on_public_inputs_only(name):
-    @settings(
-        max_examples=4,
-        deadline=None,
-        derandomize=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @FAILURE_SETTINGS
     @given(
         private=_two_private_sets(name),
         n_pub=st.sampled_from([30, 1, 2]),  # 30 first: see epsilon
