@@ -7,28 +7,40 @@ Checked at the start of ``fit``, before any data (public or private) is read.
 
 from ._marginals import MarginalQueries
 
-__all__ = ["check_release_options"]
+__all__ = ["check_release_options", "mixture_refusal"]
+
+
+def mixture_refusal(release):
+    """Why ``support="mixture"`` cannot run with ``release``'s parameters, or None.
+
+    Read from the parameters and the workload's type alone: ``"auto"``
+    resolves to ``"mixture"`` exactly when this is None.
+    """
+    if not isinstance(release.queries, MarginalQueries):
+        return (
+            "support='mixture' answers marginal queries only: pass a "
+            "MarginalQueries workload, or use support='public'."
+        )
+    if release.selection != "exponential" or release.measurement != "gaussian":
+        return (
+            "support='mixture' selects with the exponential mechanism and "
+            "measures with the Gaussian mechanism: leave selection="
+            "'exponential' and measurement='gaussian'."
+        )
+    if release.delta <= 0:
+        return (
+            "support='mixture' needs delta > 0 (Gaussian measurements, "
+            "zCDP accounting)."
+        )
+    return None
 
 
 def check_release_options(release, labeled):
     """Parameter combinations a fit of ``release`` refuses, before any data is read."""
     if release.support == "mixture":
-        if not isinstance(release.queries, MarginalQueries):
-            raise ValueError(
-                "support='mixture' answers marginal queries only: pass a "
-                "MarginalQueries workload, or use support='public'."
-            )
-        if release.selection != "exponential" or release.measurement != "gaussian":
-            raise ValueError(
-                "support='mixture' selects with the exponential mechanism and "
-                "measures with the Gaussian mechanism: leave selection="
-                "'exponential' and measurement='gaussian'."
-            )
-        if release.delta <= 0:
-            raise ValueError(
-                "support='mixture' needs delta > 0 (Gaussian measurements, "
-                "zCDP accounting)."
-            )
+        refusal = mixture_refusal(release)
+        if refusal is not None:
+            raise ValueError(refusal)
         return
     if release.support == "representative":
         if release.selection == "all":

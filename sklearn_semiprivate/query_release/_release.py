@@ -44,9 +44,8 @@ from ._labeled import (
     label_set,
     labeled_support,
 )
-from ._marginals import MarginalQueries
 from ._measure import plan_measure_all, run_measure_all
-from ._options import check_release_options
+from ._options import check_release_options, mixture_refusal
 from ._pmw import mwem_rounds, sparse_vector_pmw
 from ._pmw_release import plan_public, plan_representative
 from ._released import _ReleasedDistribution
@@ -553,20 +552,13 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     def _resolved_support(self):
         """``support`` with ``"auto"`` resolved, from the parameters alone.
 
-        ``"mixture"`` needs a marginal workload and Gaussian measurements with
-        the exponential mechanism (``check_release_options``); ``"auto"``
-        takes it whenever those hold, and ``"public"`` otherwise (measured
-        ahead of ``"representative"`` wherever both ran; see Notes).
+        ``"auto"`` is ``"mixture"`` whenever its parameters allow it
+        (:func:`mixture_refusal`), else ``"public"`` (measured ahead of
+        ``"representative"`` wherever both ran; see Notes).
         """
         if self.support != "auto":
             return self.support
-        mixture_applies = (
-            isinstance(self.queries, MarginalQueries)
-            and self.delta > 0
-            and self.selection == "exponential"
-            and self.measurement == "gaussian"
-        )
-        return "mixture" if mixture_applies else "public"
+        return "mixture" if mixture_refusal(self) is None else "public"
 
     def _fit_representative(self, plan, X, n, rng):
         cover, reps, support = plan["cover"], plan["reps"], plan["support"]
