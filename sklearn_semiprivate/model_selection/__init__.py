@@ -1,8 +1,10 @@
 """Private model selection: hyper-parameter search with a guarantee.
 
-:class:`PrivateParameterSearch` selects on public labeled rows (free) or by
-random stopping on a private validation split (Liu & Talwar 2019), charging its
-whole cost before any fit. The selection primitives are pure functions.
+:class:`PrivateParameterSearch` selects on public labeled rows (free), by
+random stopping on a private validation split (Liu & Talwar 2019), or by the
+exponential mechanism on the candidates' counts of correct private
+predictions, charging its whole cost before any fit. The selection primitives
+are pure functions.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause

@@ -24,6 +24,7 @@ from sklearn_semiprivate import (
     reproducible_noise,
 )
 from sklearn_semiprivate.model_selection import PrivateParameterSearch
+from sklearn_semiprivate.model_selection import _private_fits as fits_module
 from sklearn_semiprivate.model_selection import _search as search_module
 
 
@@ -100,17 +101,22 @@ def test_cost_does_not_grow_with_the_grid():
 
 def test_refused_search_fits_nothing(monkeypatch):
     X, y, X_pub, _ = _data()
-    ledger = PrivacyAccountant(epsilon=3.5)
     fits = []
     monkeypatch.setattr(
-        search_module, "fit_and_count", lambda *a: fits.append(a) or (None, 0)
+        fits_module, "fit_and_count", lambda *a: fits.append(a) or (None, 0)
     )
-    monkeypatch.setattr(search_module, "fit_only", lambda *a: fits.append(a))
-    search = PrivateParameterSearch(_base(), GRID, accountant=ledger)
-    with pytest.raises(PrivacyBudgetError):
-        search.fit(X, y, X_public=PublicData(X_pub))
+    for module in (search_module, fits_module):
+        monkeypatch.setattr(module, "fit_only", lambda *a: fits.append(a))
+    # Random stopping costs 4.0 here, exponential selection 3.3.
+    for selection, budget in (("random_stopping", 3.5), ("exponential", 3.2)):
+        ledger = PrivacyAccountant(epsilon=budget)
+        search = PrivateParameterSearch(
+            _base(), GRID, selection=selection, accountant=ledger
+        )
+        with pytest.raises(PrivacyBudgetError):
+            search.fit(X, y, X_public=PublicData(X_pub))
+        assert ledger.spent() == PrivacyCost(0.0, 0.0)
     assert fits == []
-    assert ledger.spent() == PrivacyCost(0.0, 0.0)
 
 
 def test_ledger_on_the_estimator_is_charged_once():

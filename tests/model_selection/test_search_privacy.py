@@ -14,7 +14,7 @@ import pytest
 from sklearn_semiprivate import PublicData, SemiPrivateClassifier
 from sklearn_semiprivate.audit import audit_epsilon
 from sklearn_semiprivate.model_selection import PrivateParameterSearch
-from sklearn_semiprivate.model_selection import _search as search_module
+from sklearn_semiprivate.model_selection import _private_fits as fits_module
 
 N_ROWS = 10
 X = np.full((N_ROWS, 1), 0.5)
@@ -70,6 +70,6 @@ class _NoNoise:
 def test_noise_free_validation_score_is_caught(monkeypatch):
     # With the exact count, a perfect score is ~10x likelier without the
     # flipped label (it lands in validation 9 times in 10).
-    monkeypatch.setattr(search_module, "LaplaceMechanism", _NoNoise)
+    monkeypatch.setattr(fits_module, "LaplaceMechanism", _NoNoise)
     bound = audit_epsilon(_run, Y, Y_NEIGHBOUR, _perfect_score, n_trials=800)
     assert bound.epsilon > 0.6

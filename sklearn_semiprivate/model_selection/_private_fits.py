@@ -1,0 +1,162 @@
+"""The two selections of :class:`PrivateParameterSearch` that read private rows.
+
+* ``random_stopping``: Liu & Talwar's Algorithm 2 on a secret training /
+  validation split (``_selection.py``);
+* ``exponential``: every candidate fitted once on all the private rows, then
+  the exponential mechanism on its count of correctly classified private rows.
+
+Each returns ``(index, score, estimator)``: the winner's index, its released
+score (NaN when none is released) and the winner, fitted. ``make(params)``
+builds a silent candidate whose ledgers are cleared (the search has paid).
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import os
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from ..accounting import PrivacyCost, compose_basic
+from ..mechanisms import LaplaceMechanism, exponential_mechanism
+from ..utils._rng import noise_rng
+from ..utils._sklearn_compat import _safe_indexing
+from ._candidates import fit_and_count, fit_only
+from ._selection import random_stopping_cost, random_stopping_number_of_runs
+
+__all__ = ["fit_exponential", "fit_random_stopping", "random_stopping_total"]
+
+
+def random_stopping_total(costs, n_samples, score_epsilon, *, refit):
+    """Liu & Talwar's total, plus the refit; all from public quantities.
+
+    Returns the total and the score's epsilon (``score_epsilon``, or the
+    largest candidate epsilon when None).
+    """
+    if n_samples < 2:
+        raise ValueError(
+            "Random stopping splits the private rows into training and "
+            f"validation parts and needs at least 2 rows, got {n_samples}."
+        )
+    if any(c.delta > 0 for c in costs):
+        raise ValueError(
+            "Random stopping needs pure-DP candidates (delta=0); some "
+            "candidates cost delta > 0. Use selection='exponential', or "
+            "selection='public' with public labeled rows."
+        )
+    fit_epsilon = max(c.epsilon for c in costs)
+    score_epsilon = fit_epsilon if score_epsilon is None else float(score_epsilon)
+    # Parallel composition over the disjoint split: a run is
+    # max(eps_fit, eps_score)-DP; random stopping triples it (Thm 3.4).
+    total = random_stopping_cost(PrivacyCost(max(fit_epsilon, score_epsilon)))
+    if refit:
+        total = compose_basic([total, PrivacyCost(fit_epsilon)])
+    return total, score_epsilon
+
+
+def fit_random_stopping(
+    make,
+    candidates,
+    X,
+    y,
+    fit_params,
+    *,
+    score_epsilon,
+    validation_fraction,
+    n_runs,
+    refit,
+    n_jobs,
+    random_state,
+    log,
+):
+    """Liu & Talwar's Algorithm 2 on a secret training/validation split."""
+    rng = noise_rng(random_state)
+    n = len(y)
+    n_val = min(max(1, round(validation_fraction * n)), n - 1)
+    # Secret, data-independent split: a changed row is in exactly one part.
+    perm = rng.permutation(n)
+    val, train = perm[:n_val], perm[n_val:]
+    X_tr, y_tr = _safe_indexing(X, train), y[train]
+    X_val, y_val = _safe_indexing(X, val), y[val]
+    expected = len(candidates) if n_runs is None else n_runs
+    # Secret number of runs and secret candidates: neither is released.
+    n_runs = random_stopping_number_of_runs(1.0 / expected, rng)
+    picks = rng.integers(len(candidates), size=n_runs)
+    log(
+        f"random stopping: {expected:g} runs expected (the number is secret), "
+        f"{n - n_val} training and {n_val} validation rows"
+    )
+    # Sensitivity 1 (replace-one): the model is fixed by the training part,
+    # and one validation row changes the count of correct predictions by at
+    # most 1.
+    laplace = LaplaceMechanism(score_epsilon, sensitivity=1.0)
+    best = (-np.inf, None, None)
+    batch = max(2 * abs(n_jobs or 1), 8)
+    pid = os.getpid()
+    for start in range(0, n_runs, batch):
+        chunk = picks[start : start + batch]
+        results = Parallel(n_jobs=n_jobs)(
+            delayed(fit_and_count)(
+                make(candidates[c]), X_tr, y_tr, X_val, y_val, fit_params, pid
+            )
+            for c in chunk
+        )
+        if any(r is None for r in results):
+            # Which run failed, and why, depends on the secret runs and on the
+            # private rows: neither the candidate nor the error is shown (the
+            # charge stays, as for any fit failing after its reservation).
+            raise RuntimeError(
+                "A run of the private selection failed after the search's "
+                "budget was charged. Its candidate and error are not shown: "
+                "they depend on the secret runs and the private rows. Fit "
+                "the candidates one by one on data you may inspect to find "
+                "which cannot take it."
+            ) from None
+        for c, (est, correct) in zip(chunk, results):
+            noisy = laplace.sample(float(correct), random_state=rng)
+            if noisy > best[0]:
+                best = (noisy, int(c), est)
+    noisy_count, index, winner = best
+    score = float(np.clip(noisy_count / n_val, 0.0, 1.0))
+    if refit:
+        log("refitting the winner on all private rows")
+        winner = fit_only(make(candidates[index]), X, y, fit_params, pid)
+    return index, score, winner
+
+
+def correct_counts(estimators, X, y):
+    """Each fitted estimator's number of correctly classified rows of ``(X, y)``.
+
+    The score of the exponential selection: for fixed (released) models, one
+    replaced row changes every count by at most 1 (sensitivity 1).
+    """
+    y = np.asarray(y)
+    return np.array(
+        [int(np.sum(np.asarray(est.predict(X)) == y)) for est in estimators],
+        dtype=np.float64,
+    )
+
+
+def fit_exponential(
+    make, candidates, X, y, fit_params, *, score_epsilon, n_jobs, random_state, log
+):
+    """Fit every candidate on all the private rows; select by the exponential mechanism.
+
+    The fits are released (each charged; basic composition). Given them, the
+    score of candidate ``i`` is its count of correctly classified private rows,
+    of sensitivity 1 under replace-one neighbours, and the exponential
+    mechanism at ``score_epsilon`` (McSherry & Talwar 2007, Thm 6: ``P(i) ∝
+    exp(score_epsilon · count_i / 2)``) is ``score_epsilon``-DP; adaptive
+    composition adds it to the fits' costs. The counts are not released.
+    """
+    log(f"fitting {len(candidates)} candidates on the private rows")
+    pid = os.getpid()
+    fitted = Parallel(n_jobs=n_jobs)(
+        delayed(fit_only)(make(params), X, y, fit_params, pid) for params in candidates
+    )
+    counts = correct_counts(fitted, X, y)
+    # Exponential mechanism, sensitivity 1 (replace-one): score_epsilon-DP.
+    index = exponential_mechanism(
+        counts, score_epsilon, sensitivity=1.0, random_state=noise_rng(random_state)
+    )
+    return int(index), float("nan"), fitted[index]
