@@ -423,7 +423,13 @@ def test_clone_pickle_and_cross_validate():
             SemiPrivateClassifier("partition", random_state=0),
             {"epsilon": [1.0, 5.0]},
             random_state=0,
-        )
+        ),
+        PrivateParameterSearch(
+            SemiPrivateClassifier("partition", random_state=0),
+            {"epsilon": [1.0, 5.0]},
+            selection="exponential",
+            random_state=0,
+        ),
     ]
 )
 def test_sklearn_compatible_search(estimator, check):
