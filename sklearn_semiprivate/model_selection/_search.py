@@ -114,8 +114,9 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         whole grid when every value is a list, else 10.
     selection : {"auto", "public", "random_stopping", "exponential"}, \
             default="auto"
-        ``"auto"`` is ``"public"`` when public labels are given, else
-        ``"random_stopping"``; ``"exponential"`` is chosen explicitly.
+        ``"auto"`` is ``"public"`` when public labels are given; without
+        them, ``"random_stopping"``, or ``"exponential"`` when a candidate
+        costs ``delta > 0`` (random stopping needs pure-DP candidates).
     validation_fraction : float, default=0.2
         Random stopping only: the share of private rows held out for scoring.
     n_runs : float, default=None
@@ -353,8 +354,8 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         call_on_private(check_classification_targets, y, what="the private labels (y)")
         X_pub, y_pub = unwrap_public(X_public, y_public)
         selection = self.selection
-        if selection == "auto":
-            selection = "public" if y_pub is not None else "random_stopping"
+        if selection == "auto" and y_pub is not None:
+            selection = "public"
         if selection == "public" and y_pub is None:
             raise ValueError(
                 "selection='public' needs public labels: pass "
@@ -405,6 +406,11 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
                 if key not in shown:
                     shown.add(key)
                     warnings.warn(w.message, w.category, stacklevel=2)
+        if selection == "auto":
+            # No public labels: random stopping, whose cost does not grow with
+            # the grid, unless a candidate has delta > 0, which it cannot take.
+            approximate = any(c.delta > 0 for c in costs)
+            selection = "exponential" if approximate else "random_stopping"
         score_epsilon = None
         if selection == "public":
             total = compose_basic(costs)

@@ -186,6 +186,27 @@ def test_approximate_dp_candidates_are_accepted():
     assert search.privacy_spent_.delta == pytest.approx(2e-6)
 
 
+def test_auto_takes_exponential_for_approximate_dp_candidates():
+    # Without public labels "auto" is random stopping, which refuses
+    # delta > 0 candidates: then the exponential selection, at its default
+    # score epsilon (a tenth of 0.4 + 0.6).
+    X, y, X_pub = _data()
+    grid = {"epsilon": [0.4, 0.6]}
+    approximate = PrivateParameterSearch(
+        SemiPrivateLogisticRegression(classes=[0, 1], delta=1e-6), grid
+    ).fit(X, y, X_public=PublicData(X_pub))
+    assert approximate.selection_ == "exponential"
+    assert approximate.privacy_spent_.epsilon == pytest.approx(1.1)
+    pure = PrivateParameterSearch(SemiPrivateClassifier(classes=[0, 1]), grid)
+    assert pure.fit(X, y, X_public=PublicData(X_pub)).selection_ == ("random_stopping")
+    with pytest.raises(ValueError, match="pure-DP"):
+        PrivateParameterSearch(
+            SemiPrivateLogisticRegression(classes=[0, 1], delta=1e-6),
+            grid,
+            selection="random_stopping",
+        ).fit(X, y, X_public=PublicData(X_pub))
+
+
 # --- as a user runs it: the model family chosen privately -------------------------
 
 
