@@ -62,16 +62,12 @@ class _Constant(ClassifierMixin, BaseEstimator):
         return np.full(len(X), self.constant)
 
 
-def _constant(value):
-    return _Constant(value)
-
-
 def _selection_log_probabilities(monkeypatch, y, recorder):
     """Exact log-probabilities of the candidate ``fit_exponential`` draws."""
     monkeypatch.setattr(fits_module, "exponential_mechanism", recorder)
     candidates = [{"constant": 0}, {"constant": 1}, {"constant": 2}]
     fits_module.fit_exponential(
-        lambda params: _constant(params["constant"]),
+        lambda params: _Constant(params["constant"]),
         candidates,
         np.zeros((len(y), 1)),
         np.asarray(y),
@@ -125,7 +121,7 @@ def test_mutant_epsilon_too_big_is_caught(monkeypatch):
 
 def test_counts_are_the_correct_predictions():
     y = np.array([0, 1, 1, 2, 2, 2])
-    fitted = [_constant(c).fit(np.zeros((6, 1)), y) for c in (0, 1, 2)]
+    fitted = [_Constant(c).fit(np.zeros((6, 1)), y) for c in (0, 1, 2)]
     counts = fits_module.correct_counts(fitted, np.zeros((6, 1)), y)
     np.testing.assert_array_equal(counts, [1.0, 2.0, 3.0])
 
