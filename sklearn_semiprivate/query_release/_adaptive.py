@@ -62,6 +62,7 @@ from ..accounting._rdp import DEFAULT_RDP_ORDERS
 from ..mechanisms import exponential_mechanism
 from ..utils._rng import check_rng
 from ..utils._validation import check_delta, check_epsilon
+from ._graphical import GraphicalModel
 from ._mixture import ProductMixture
 
 __all__ = [
@@ -111,6 +112,16 @@ ANNEAL_FACTOR = 1.2
 PUBLIC_PRIOR = True
 # Fewest mixture components: distinct public rows are copied up to this many.
 MIN_COMPONENTS = 500
+# The graphical model's base measure: a Chow-Liu tree of the public rows
+# (:func:`public_tree`), its pair marginals shrunk toward independence by
+# TREE_SHRINK.
+PUBLIC_TREE = True
+TREE_SHRINK = 0.0
+# Largest graphical model (cells of all its maximal cliques): a candidate that
+# would grow the junction tree past it is not selectable (AIM's model-size
+# filter, at a fixed cap rather than AIM's 80 MB growing with the budget used;
+# the message passing of a fit step costs about this many operations).
+MAX_MODEL_CELLS = 2**20
 
 
 def zcdp_privacy(rho, delta, *, orders=None):
@@ -270,13 +281,25 @@ def _counts(X, cols, cards):
 
 
 def plan_mixture(
-    query_set, rows, row_weights, *, epsilon, delta, n_rounds, random_state
+    query_set,
+    rows,
+    row_weights,
+    *,
+    epsilon,
+    delta,
+    n_rounds,
+    random_state,
+    estimator="mixture",
 ):
-    """The public part: candidates, budget, round schedule, starting mixture.
+    """The public part: candidates, budget, round schedule, starting model.
 
     Reads parameters and public rows only (``rows``: the distinct public
     points, in the workload's domain; ``row_weights``: their multiplicities).
     ``random_state`` seeds the jitter of copied public rows (public).
+    ``estimator``: ``"mixture"`` (:class:`ProductMixture` started at the
+    public rows) or ``"graphical"`` (:class:`GraphicalModel`, started
+    uniform: the public rows enter through the public marginals combined with
+    every measurement).
     """
     subsets = query_set.subsets[np.unique(query_set.query_subset)]
     cards = query_set.n_categories
@@ -303,27 +326,71 @@ def plan_mixture(
         / row_weights.sum()
         for c in cliques
     }
-    mixture = ProductMixture.from_rows(
-        rows,
-        row_weights,
-        cards,
-        smoothing=starting_smoothing(epsilon),
-        n_copies=n_copies,
-        rng=rng,
-    )
+    if estimator == "graphical":
+        model = GraphicalModel(
+            cards, base=public_tree(public, cards, row_weights.sum()) if PUBLIC_TREE else None
+        )
+    else:
+        model = ProductMixture.from_rows(
+            rows,
+            row_weights,
+            cards,
+            smoothing=starting_smoothing(epsilon),
+            n_copies=n_copies,
+            rng=rng,
+        )
     return {
+        "estimator": estimator,
         "cliques": cliques,
         "weights": weights,
         "cards": np.asarray(cards, dtype=np.int64),
         "rho": rho,
         "n_rounds": t,
-        "mixture": mixture,
+        "mixture": model,
         "public": public,
         "n_public": float(row_weights.sum()),
         "delta": delta,
         # Reserved before the first private read: the whole budget.
         "cost": zcdp_privacy(rho, delta),
     }
+
+
+def public_tree(public, cards, n_public):
+    """Log base measure of the graphical model: a Chow-Liu tree of the public rows.
+
+    The maximum spanning tree of the public pairs' mutual information (Chow &
+    Liu 1968), each edge's log-potential ``log p_ij - log p_i - log p_j`` of
+    the public pair marginal shrunk toward independence by
+    ``TREE_SHRINK`` and smoothed by half a count per cell. Reads public
+    marginals only. Empty when the candidates hold no pair.
+    """
+    pairs = [c for c in public if len(c) == 2]
+    if not pairs:
+        return {}
+    cards = np.asarray(cards)
+    scored = []
+    for i, j in pairs:
+        shape = (int(cards[i]), int(cards[j]))
+        p = (public[(i, j)] * n_public + 0.5) / (n_public + 0.5 * shape[0] * shape[1])
+        p = p.reshape(shape)
+        indep = np.outer(p.sum(1), p.sum(0))
+        p = (1.0 - TREE_SHRINK) * p + TREE_SHRINK * indep
+        mi = float(np.sum(p * np.log(p / indep)))
+        scored.append((-mi, (i, j), np.log(p / indep)))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    root = list(range(cards.size))
+
+    def find(a):
+        while root[a] != a:
+            a = root[a]
+        return a
+
+    base = {}
+    for _, (i, j), logratio in scored:
+        if find(i) != find(j):
+            root[find(i)] = find(j)
+            base[(i, j)] = logratio
+    return base
 
 
 def gaussian_counts(counts, sigma, rng):
@@ -376,6 +443,24 @@ def _fit_inputs(measurements, total, public, n_public, prior):
     return [(cols, y, w / top) for cols, y, w in out]
 
 
+def _selectable(model, cliques):
+    """Log base measure of the candidates: ``-inf`` where the model would outgrow.
+
+    A graphical model refuses a candidate that would grow its junction tree
+    past :data:`MAX_MODEL_CELLS` (reads the model's structure, a function of
+    released measurements: post-processing); a mixture takes every one.
+    """
+    out = np.zeros(len(cliques))
+    if not isinstance(model, GraphicalModel):
+        return out
+    for i, c in enumerate(cliques):
+        if model.contains(c):
+            continue
+        if model.model_size([c]) > MAX_MODEL_CELLS:
+            out[i] = -np.inf
+    return out
+
+
 def run_adaptive(plan, X, rng):
     """Measure, select and fit on the private rows ``X`` (integer codes).
 
@@ -423,7 +508,11 @@ def run_adaptive(plan, X, rng):
         # Exponential mechanism, ε_sel-DP with score sensitivity max_c w_c
         # (add/remove): ε_sel²/8-zCDP (bounded range).
         pick = exponential_mechanism(
-            scores, eps_sel, sensitivity=sensitivity, random_state=rng
+            scores,
+            eps_sel,
+            sensitivity=sensitivity,
+            log_base_measure=_selectable(mixture, cliques),
+            random_state=rng,
         )
         c = cliques[pick]
         noisy = gaussian_counts(counts[c], sigma, rng)
@@ -453,7 +542,7 @@ def run_adaptive(plan, X, rng):
     rho_spent = adaptive_zcdp(sigmas, sel_eps)
     replace_one = adaptive_zcdp(sigmas, sel_eps, neighbours="replace-one")
     return {
-        "mixture_": mixture,
+        "graphical_model_" if plan["estimator"] == "graphical" else "mixture_": mixture,
         "measurements_": [(c, y, s) for c, y, s in measurements],
         "selected_": selected,
         "noise_scales_": np.array(sigmas),

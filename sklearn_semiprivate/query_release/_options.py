@@ -7,29 +7,32 @@ Checked at the start of ``fit``, before any data (public or private) is read.
 
 from ._marginals import MarginalQueries
 
-__all__ = ["check_release_options", "mixture_refusal"]
+__all__ = ["ADAPTIVE_SUPPORTS", "check_release_options", "mixture_refusal"]
+
+# The supports fitted by AIM-style adaptive rounds (:mod:`._adaptive`).
+ADAPTIVE_SUPPORTS = ("mixture", "graphical")
 
 
-def mixture_refusal(release):
-    """Why ``support="mixture"`` cannot run with ``release``'s parameters, or None.
+def mixture_refusal(release, support="mixture"):
+    """Why an adaptive ``support`` cannot run with ``release``'s parameters, or None.
 
     Read from the parameters and the workload's type alone: ``"auto"``
-    resolves to ``"mixture"`` exactly when this is None.
+    resolves to an adaptive support exactly when this is None.
     """
     if not isinstance(release.queries, MarginalQueries):
         return (
-            "support='mixture' answers marginal queries only: pass a "
+            f"support={support!r} answers marginal queries only: pass a "
             "MarginalQueries workload, or use support='public'."
         )
     if release.selection != "exponential" or release.measurement != "gaussian":
         return (
-            "support='mixture' selects with the exponential mechanism and "
+            f"support={support!r} selects with the exponential mechanism and "
             "measures with the Gaussian mechanism: leave selection="
             "'exponential' and measurement='gaussian'."
         )
     if release.delta <= 0:
         return (
-            "support='mixture' needs delta > 0 (Gaussian measurements, "
+            f"support={support!r} needs delta > 0 (Gaussian measurements, "
             "zCDP accounting)."
         )
     return None
@@ -37,8 +40,8 @@ def mixture_refusal(release):
 
 def check_release_options(release, labeled):
     """Parameter combinations a fit of ``release`` refuses, before any data is read."""
-    if release.support == "mixture":
-        refusal = mixture_refusal(release)
+    if release.support in ADAPTIVE_SUPPORTS:
+        refusal = mixture_refusal(release, release.support)
         if refusal is not None:
             raise ValueError(refusal)
         return

@@ -45,7 +45,7 @@ from ._labeled import (
     labeled_support,
 )
 from ._measure import plan_measure_all, run_measure_all
-from ._options import check_release_options, mixture_refusal
+from ._options import ADAPTIVE_SUPPORTS, check_release_options, mixture_refusal
 from ._pmw import mwem_rounds, sparse_vector_pmw
 from ._pmw_release import plan_public, plan_representative
 from ._released import _ReleasedDistribution
@@ -366,7 +366,9 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "delta": [Interval(Real, 0, 1, closed="left")],
         "alpha": [Interval(Real, 0, 1, closed="neither")],
-        "support": [StrOptions({"auto", "representative", "public", "mixture"})],
+        "support": [
+            StrOptions({"auto", "representative", "public", "mixture", "graphical"})
+        ],
         "n_iterations": [None, Interval(Integral, 1, None, closed="left")],
         "selection": [StrOptions({"exponential", "permute_and_flip", "all"})],
         "measurement": [StrOptions({"gaussian", "laplace"})],
@@ -491,7 +493,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         # before the accountant is checked and before any private read.
         if support == "representative":
             plan = plan_representative(self, workload, query_set, points)
-        elif support == "mixture":
+        elif support in ADAPTIVE_SUPPORTS:
             plan = plan_mixture(
                 query_set,
                 points,
@@ -500,6 +502,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
                 delta=self.delta,
                 n_rounds=self.n_iterations,
                 random_state=self.random_state,
+                estimator=support,
             )
         elif self.selection == "all":
             plan = plan_measure_all(
@@ -533,7 +536,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         rng = noise_rng(self.random_state)
         if support == "representative":
             self._fit_representative(plan, X, n, rng)
-        elif support == "mixture":
+        elif support in ADAPTIVE_SUPPORTS:
             for name, value in fit_mixture(plan, query_set, X, rng).items():
                 setattr(self, name, value)
         elif self.selection == "all":
@@ -542,7 +545,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         else:
             self._fit_public(plan, query_set, X, n, rng)
         self.support_type_ = support
-        if labeled and support == "mixture":
+        if labeled and support in ADAPTIVE_SUPPORTS:
             self.classes_ = classes
         elif labeled:
             self.classes_ = classes

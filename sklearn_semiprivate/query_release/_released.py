@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._rng import check_rng
 from ._adaptive import mixture_answers
+from ._options import ADAPTIVE_SUPPORTS
 from ._base import QueryWorkload
 from ._labeled import as_frame, joint_points
 from ._marginals import PredicateQueries
@@ -57,9 +58,15 @@ class _ReleasedDistribution:
                 member = self._project(self.cover_, query_set, self._public_points)
             # Alg. 3, function G: answer h by its projection onto the cover.
             return self._cover_answers[member]
-        if self.support_type_ == "mixture":
-            return mixture_answers(self.mixture_, query_set)
+        if self.support_type_ in ADAPTIVE_SUPPORTS:
+            return mixture_answers(self._adaptive_model(), query_set)
         return query_set.answers(self._joint_support(), self.weights_)
+
+    def _adaptive_model(self):
+        """The released distribution of an adaptive support."""
+        if self.support_type_ == "graphical":
+            return self.graphical_model_
+        return self.mixture_
 
     def _labeled(self):
         return hasattr(self, "classes_")
@@ -165,8 +172,8 @@ class _ReleasedDistribution:
         ):
             raise ValueError(f"n_samples must be an integer >= 0, got {n_samples!r}.")
         rng = check_rng(random_state)
-        if self.support_type_ == "mixture":
-            rows = self.mixture_.sample(int(n_samples), rng).astype(np.float64)
+        if self.support_type_ in ADAPTIVE_SUPPORTS:
+            rows = self._adaptive_model().sample(int(n_samples), rng).astype(np.float64)
             if not self._labeled():
                 return as_frame(rows, getattr(self, "feature_names_in_", None))
             X = as_frame(rows[:, :-1], getattr(self, "feature_names_in_", None))

@@ -1,4 +1,5 @@
-"""support="mixture": accounting, privacy checks, post-processing, bad input."""
+"""support="mixture" and "graphical": accounting, privacy checks, post-processing,
+bad input (the two share the adaptive rounds of ``_adaptive.py``)."""
 
 import inspect
 import itertools
@@ -40,6 +41,9 @@ def _data(n=4000, n_pub=200, seed=0):
 
 
 QUERIES = MarginalQueries(k=3, n_categories=3)
+# The supports fitted by the adaptive rounds: the same mechanisms, two
+# estimators (post-processing).
+ADAPTIVE = ["mixture", "graphical"]
 
 
 def _cks_epsilon(rho, delta, orders):
@@ -81,11 +85,12 @@ def test_candidates_are_aims_downward_closure():
     assert w[(1,)] == 2 and w[(0,)] == 1 and w[(1, 2)] == 4 and w[(0, 1, 2)] == 5
 
 
-def test_fit_spends_exactly_the_budget():
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_fit_spends_exactly_the_budget(support):
     X, Xp = _data()
     eps, delta = 1.0, 1e-6
     qr = PublicAssistedQueryRelease(
-        QUERIES, epsilon=eps, delta=delta, support="mixture", random_state=0
+        QUERIES, epsilon=eps, delta=delta, support=support, random_state=0
     ).fit(X, X_public=PublicData(Xp))
     rho = zcdp_budget(eps, delta)
     sigmas, sel = qr.noise_scales_, qr.selection_epsilons_
@@ -102,11 +107,12 @@ def test_fit_spends_exactly_the_budget():
     assert qr.replace_one_privacy_.epsilon > eps
 
 
-def test_accountant_charged_once_with_the_spend():
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_accountant_charged_once_with_the_spend(support):
     X, Xp = _data(n=1000, n_pub=50)
     acc = PrivacyAccountant(epsilon=3.0, delta=1e-5)
     qr = PublicAssistedQueryRelease(
-        QUERIES, epsilon=1.0, support="mixture", accountant=acc, random_state=0
+        QUERIES, epsilon=1.0, support=support, accountant=acc, random_state=0
     ).fit(X, X_public=PublicData(Xp))
     assert len(acc.history) == 1
     assert acc.history[0].cost.epsilon >= qr.privacy_spent_.epsilon
@@ -116,37 +122,39 @@ def _released_noise(qr, X):
     """Every released noisy count minus the true count, in units of its sigma."""
     z = []
     for cols, noisy, sigma in qr.measurements_:
-        true = _adaptive._counts(X.astype(np.int64), cols, qr.mixture_.n_categories)
+        true = _adaptive._counts(X.astype(np.int64), cols, qr._adaptive_model().n_categories)
         z.append((noisy - true) / sigma)
     return np.concatenate(z)
 
 
-def _wide_fit():
+def _wide_fit(support):
     # One column of 500 categories: every measurement has 500 cells, and
     # there are at least two (the 1-way one, then a round).
     rng = np.random.default_rng(0)
     X = rng.integers(0, 500, size=(5000, 1)).astype(float)
     Xp = rng.integers(0, 500, size=(100, 1)).astype(float)
     qr = PublicAssistedQueryRelease(
-        MarginalQueries(k=1, n_categories=500), support="mixture", random_state=0
+        MarginalQueries(k=1, n_categories=500), support=support, random_state=0
     )
     return X, qr.fit(X, X_public=PublicData(Xp))
 
 
 @pytest.mark.statistical
-def test_noise_matches_the_accounted_scale():
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_noise_matches_the_accounted_scale(support):
     # The scale the accounting charges for is the scale of the released noise.
     # This is the test that catches halved noise (see the mutant test below).
     # z² has mean 1 and variance 2; with m >= 1000 draws the mean is within
     # 0.3 of 1 unless |N(0,1)| > 0.3 / sqrt(2 / m) >= 6.7 (p < 1e-10).
-    X, qr = _wide_fit()
+    X, qr = _wide_fit(support)
     z = _released_noise(qr, X)
     assert z.size >= 1000
     assert abs(np.mean(z**2) - 1.0) < 0.3
 
 
 @pytest.mark.statistical
-def test_mutant_halved_noise_is_caught(monkeypatch):
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_mutant_halved_noise_is_caught(monkeypatch, support):
     # The exact accounting test cannot see it (the recorded sigmas are those
     # charged); the noise check does: mean z² = 1/4. The ε lower-bound test
     # below does not: its bound at this size stays under the claimed ε.
@@ -154,7 +162,7 @@ def test_mutant_halved_noise_is_caught(monkeypatch):
     monkeypatch.setattr(
         _adaptive, "gaussian_counts", lambda c, s, rng: real(c, s / 2.0, rng)
     )
-    X, qr = _wide_fit()
+    X, qr = _wide_fit(support)
     assert abs(np.mean(_released_noise(qr, X) ** 2) - 1.0) >= 0.3
 
 
@@ -166,14 +174,14 @@ D = np.array([[0.0]] * 5 + [[1.0]] * 5)
 D_PRIME = np.vstack([D, [[1.0]]])
 
 
-def _tiny_answers(X, n, epsilon):
+def _tiny_answers(X, n, epsilon, support):
     out = np.empty(n)
     for s in range(n):
         qr = PublicAssistedQueryRelease(
             TINY,
             epsilon=epsilon,
             delta=1e-6,
-            support="mixture",
+            support=support,
             n_iterations=2,
             random_state=s,
         )
@@ -182,7 +190,8 @@ def _tiny_answers(X, n, epsilon):
 
 
 @pytest.mark.statistical
-def test_epsilon_lower_bound_below_claim(monkeypatch):
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_epsilon_lower_bound_below_claim(monkeypatch, support):
     # A sanity bound, too weak to catch halved noise (it passed with the noise
     # halved in the review's run); the noise-scale test above catches that.
     # The audited output is the first released measurement (the noisy count
@@ -191,18 +200,22 @@ def test_epsilon_lower_bound_below_claim(monkeypatch):
         monkeypatch.setattr(_adaptive, name, 0)
     monkeypatch.setattr(_adaptive, "MIN_COMPONENTS", 1)
     eps = 4.0
-    a, b = _tiny_answers(D, 1000, eps), _tiny_answers(D_PRIME, 1000, eps)
+    a, b = (
+        _tiny_answers(D, 1000, eps, support),
+        _tiny_answers(D_PRIME, 1000, eps, support),
+    )
     res = epsilon_lower_bound_search(a, b, alpha=1e-6, delta=1e-6, random_state=0)
     assert res.epsilon <= eps
 
 
-def test_transform_and_sample_are_deterministic():
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_transform_and_sample_are_deterministic(support):
     X, Xp = _data(n=2000, n_pub=100)
     import pandas as pd
 
     cols = [f"c{j}" for j in range(5)]
     qr = PublicAssistedQueryRelease(
-        QUERIES, epsilon=1.0, support="mixture", random_state=0
+        QUERIES, epsilon=1.0, support=support, random_state=0
     ).fit(pd.DataFrame(X, columns=cols), X_public=PublicData(Xp))
     np.testing.assert_array_equal(qr.transform(QUERIES), qr.answers_)
     two = MarginalQueries(k=2, n_categories=3)
@@ -220,36 +233,39 @@ def test_transform_and_sample_are_deterministic():
     assert np.abs(one.evaluate(big) - qr.transform(one)).max() < 0.02
 
 
-def test_same_seed_same_release_under_reproducible_noise():
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_same_seed_same_release_under_reproducible_noise(support):
     X, Xp = _data(n=1000, n_pub=50)
 
     def fit():
         with reproducible_noise():
             return PublicAssistedQueryRelease(
-                QUERIES, epsilon=1.0, support="mixture", random_state=7
+                QUERIES, epsilon=1.0, support=support, random_state=7
             ).fit(X, X_public=PublicData(Xp))
 
     np.testing.assert_array_equal(fit().answers_, fit().answers_)
 
 
-def test_beats_public_only_on_a_latent_class_table():
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_beats_public_only_on_a_latent_class_table(support):
     X, Xp = _data(n=20000, n_pub=200, seed=1)
     truth = QUERIES.evaluate(X)
     public_err = np.abs(QUERIES.evaluate(Xp) - truth).mean()
     qr = PublicAssistedQueryRelease(
-        QUERIES, epsilon=1.0, support="mixture", random_state=0
+        QUERIES, epsilon=1.0, support=support, random_state=0
     ).fit(X, X_public=PublicData(Xp))
     assert np.abs(qr.answers_ - truth).mean() < 0.6 * public_err
 
 
-def test_labeled_release():
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_labeled_release(support):
     rng = np.random.default_rng(0)
     X = rng.integers(0, 3, size=(3000, 2)).astype(float)
     y = np.where(X[:, 0] >= 1, "b", "a")
     Xp = rng.integers(0, 3, size=(100, 2)).astype(float)
     queries = MarginalQueries(k=2, n_categories=[3, 3, 2])
     qr = PublicAssistedQueryRelease(
-        queries, epsilon=2.0, support="mixture", classes=["a", "b"], random_state=0
+        queries, epsilon=2.0, support=support, classes=["a", "b"], random_state=0
     ).fit(X, y, X_public=PublicData(Xp))
     Xs, ys = qr.sample(2000, random_state=0)
     assert Xs.shape == (2000, 2) and set(ys) <= {"a", "b"}
@@ -273,22 +289,26 @@ def _spy_private_reads(monkeypatch):
         ({"measurement": "laplace"}, "gaussian"),
     ],
 )
-def test_bad_options_fail_before_any_private_read(monkeypatch, params, match):
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_bad_options_fail_before_any_private_read(
+    monkeypatch, params, match, support
+):
     calls = _spy_private_reads(monkeypatch)
     X, Xp = _data(n=200, n_pub=20)
     acc = PrivacyAccountant(epsilon=5.0, delta=1e-4)
-    kw = {"queries": QUERIES, "support": "mixture", "accountant": acc, **params}
+    kw = {"queries": QUERIES, "support": support, "accountant": acc, **params}
     with pytest.raises(ValueError, match=match):
         PublicAssistedQueryRelease(**kw).fit(X, X_public=PublicData(Xp))
     assert calls == [] and len(acc.history) == 0
 
 
-def test_public_rows_outside_the_domain_fail_before_any_charge(monkeypatch):
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_public_rows_outside_the_domain_fail_before_any_charge(monkeypatch, support):
     calls = _spy_private_reads(monkeypatch)
     X, Xp = _data(n=200, n_pub=20)
     Xp[0, 0] = 3.0  # outside n_categories = 3
     acc = PrivacyAccountant(epsilon=5.0, delta=1e-4)
-    qr = PublicAssistedQueryRelease(QUERIES, support="mixture", accountant=acc)
+    qr = PublicAssistedQueryRelease(QUERIES, support=support, accountant=acc)
     with pytest.raises(ValueError, match="X_public"):
         qr.fit(X, X_public=PublicData(Xp))
     assert calls == [] and len(acc.history) == 0
@@ -353,21 +373,24 @@ def _spy_selections(monkeypatch, record):
     assert _adaptive.exponential_mechanism is exponential_mechanism
     real = _adaptive.exponential_mechanism
 
-    def spy(scores, eps, *, sensitivity, random_state):
+    def spy(scores, eps, *, sensitivity, random_state, **kw):
         record(scores, eps, sensitivity, inspect.currentframe().f_back.f_locals)
-        return real(scores, eps, sensitivity=sensitivity, random_state=random_state)
+        return real(
+            scores, eps, sensitivity=sensitivity, random_state=random_state, **kw
+        )
 
     monkeypatch.setattr(_adaptive, "exponential_mechanism", spy)
 
 
-def test_selection_sensitivity_is_the_largest_weight(monkeypatch):
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_selection_sensitivity_is_the_largest_weight(monkeypatch, support):
     # Catches the EM run at sensitivity 1 instead of max_c w_c (here 18).
     weights = _weights_from_workload(5, 3)
     calls = []
     _spy_selections(monkeypatch, lambda s, e, sens, _: calls.append((s, e, sens)))
     X, Xp = _data(n=500, n_pub=30)
     qr = PublicAssistedQueryRelease(
-        QUERIES, epsilon=1.0, support="mixture", n_iterations=10, random_state=0
+        QUERIES, epsilon=1.0, support=support, n_iterations=10, random_state=0
     ).fit(X, X_public=PublicData(Xp))
     assert max(weights.values()) == 18
     assert len(calls) == len(qr.selected_) >= 1
@@ -384,7 +407,8 @@ def _log_selection(scores, eps, sensitivity):
     return out
 
 
-def test_every_selection_is_eps_sel_dp_exactly(monkeypatch):
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_every_selection_is_eps_sel_dp_exactly(monkeypatch, support):
     # Exact: in every round, the selection distribution (the mechanism's
     # exp(eps s / (2 sensitivity)), normalised) on D and on each neighbour D',
     # at the same released history (estimate, N-hat, sigma); the worst
@@ -427,18 +451,19 @@ def test_every_selection_is_eps_sel_dp_exactly(monkeypatch):
         PublicAssistedQueryRelease(
             MarginalQueries(k=2, n_categories=2),
             epsilon=2.0,
-            support="mixture",
+            support=support,
             random_state=s,
         ).fit(D_.astype(float), X_public=PublicData(Xp))
     assert len(worst) >= 4 and max(worst) <= 1.0
 
 
-def test_row_count_estimate_is_read_from_the_released_totals():
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_row_count_estimate_is_read_from_the_released_totals(support):
     # N-hat is the inverse-variance mean of the released noisy totals (at
     # least 1); catches N-hat replaced by the exact private row count.
     X, Xp = _data(n=1234, n_pub=30)
     qr = PublicAssistedQueryRelease(
-        QUERIES, epsilon=1.0, support="mixture", n_iterations=8, random_state=0
+        QUERIES, epsilon=1.0, support=support, n_iterations=8, random_state=0
     ).fit(X, X_public=PublicData(Xp))
     totals = np.array([y.sum() for _, y, _ in qr.measurements_])
     var = np.array([s**2 * y.size for _, y, s in qr.measurements_])

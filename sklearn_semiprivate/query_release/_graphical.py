@@ -1,0 +1,387 @@
+"""A graphical model over categorical columns, fitted to noisy marginals.
+
+The estimator of ``support="graphical"`` (:mod:`._adaptive`): the
+distribution of largest entropy relative to a base measure that matches a set
+of (noisy) marginals in weighted least squares. It is the estimator of
+Private-PGM (McKenna, Sheldon & Miklau 2019, "Graphical-model based
+estimation and inference for differential privacy", Alg. 1, and AIM, McKenna
+et al. 2022, §4), written here with numpy:
+
+* **Parameters.** One log-potential ``θ_c`` per measured column set ``c``
+  (a dense array over its cells); ``log p(x) = Σ_c θ_c(x_c) - log Z``.
+* **Junction tree.** The column sets' interaction graph is triangulated by
+  greedy elimination (fewest fill-in edges, then the smallest clique); its
+  maximal cliques, joined by a maximum spanning tree on separator sizes, form
+  the junction tree. Sum-product message passing (in log space) gives every
+  maximal clique's marginal; a measured set's marginal is a sum of one of
+  them. A set in no clique is answered by contracting the beliefs of the
+  subtree that covers it, divided by its separators (the junction-tree
+  factorisation ``p = Π β_k / Π μ_s``).
+* **Fit.** Mirror descent on ``θ`` (entropic mirror map over the marginal
+  polytope, Private-PGM's Alg. 1): ``θ_c ← θ_c - η w_c (μ_c - y_c)``, with an
+  Armijo line search on ``η``.
+
+Everything here is post-processing: it reads released measurements only.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import itertools
+import string
+
+import numpy as np
+
+__all__ = ["GraphicalModel", "junction_tree"]
+
+
+def _log_sum(a, axes):
+    """``log Σ exp(a)`` over ``axes`` (kept stable by the maximum)."""
+    if not axes:
+        return a
+    m = np.max(a, axis=axes, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    out = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
+    return np.squeeze(out, axis=axes)
+
+
+def _expand(values, cols, within, cards):
+    """``values`` over sorted ``cols``, broadcast to the axes of sorted ``within``."""
+    shape = [int(cards[c]) if c in cols else 1 for c in within]
+    return np.reshape(values, shape)
+
+
+def junction_tree(cliques, n_categories):
+    """Maximal cliques and tree edges of a triangulation of ``cliques``' graph.
+
+    Parameters
+    ----------
+    cliques : list of tuple of int
+        Column sets; every column appears in at least one (1-way sets count).
+    n_categories : array-like of int
+
+    Returns
+    -------
+    maximal : list of tuple
+        Sorted column tuples, the junction tree's nodes.
+    edges : list of (int, int)
+        Tree edges (indices into ``maximal``), connecting every node (an empty
+        separator joins components of the graph).
+    """
+    cards = np.asarray(n_categories, dtype=np.float64)
+    columns = sorted({c for cl in cliques for c in cl})
+    nbrs = {c: set() for c in columns}
+    for cl in cliques:
+        for a in cl:
+            nbrs[a].update(b for b in cl if b != a)
+    found = []
+    alive = set(columns)
+    while alive:
+        # Eliminate the column adding fewest fill edges, then the smallest
+        # clique (deterministic: ties by column index).
+        def cost(v):
+            n = nbrs[v] & alive
+            fill = sum(1 for a in n for b in n if a < b and b not in nbrs[a])
+            return fill, float(np.prod(cards[list(n | {v})])), v
+
+        v = min(alive, key=cost)
+        n = nbrs[v] & alive
+        for a in n:
+            nbrs[a].update(n - {a})
+        found.append(tuple(sorted(n | {v})))
+        alive.remove(v)
+    maximal = []
+    for cl in sorted(set(found), key=lambda c: (-len(c), c)):
+        if not any(set(cl) <= set(m) for m in maximal):
+            maximal.append(cl)
+    maximal.sort()
+    # Maximum spanning tree on separator sizes (Kruskal); weight-0 pairs join
+    # the components.
+    pairs = sorted(
+        (
+            (-len(set(maximal[i]) & set(maximal[j])), i, j)
+            for i in range(len(maximal))
+            for j in range(i + 1, len(maximal))
+        )
+    )
+    root = list(range(len(maximal)))
+
+    def find(i):
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    edges = []
+    for _, i, j in pairs:
+        ri, rj = find(i), find(j)
+        if ri != rj:
+            root[ri] = rj
+            edges.append((i, j))
+    return maximal, edges
+
+
+class GraphicalModel:
+    """Exponential family on a junction tree, one potential per measured set.
+
+    Parameters
+    ----------
+    n_categories : array-like of shape (n_columns,)
+        Categories of every column.
+    cliques : list of tuple of int, default=None
+        Column sets with a potential (sorted tuples); None is every 1-way
+        set. The model starts uniform.
+    base : dict, default=None
+        Fixed log-potentials ``cols -> array`` (sorted column tuples): the
+        log base measure the fit tilts (e.g. a tree fitted to public rows).
+        None is uniform.
+    """
+
+    def __init__(self, n_categories, cliques=None, base=None):
+        self.n_categories = np.asarray(n_categories, dtype=np.intp)
+        d = self.n_categories.size
+        if d > len(string.ascii_letters):
+            raise ValueError(
+                f"A graphical model holds at most {len(string.ascii_letters)} "
+                f"columns, got {d}."
+            )
+        self.theta = {}
+        self.base = {tuple(c): np.asarray(v, float) for c, v in (base or {}).items()}
+        self.eta = 1.0
+        self.add_cliques([(j,) for j in range(d)] if cliques is None else cliques)
+
+    def add_cliques(self, cliques):
+        """Give every new column set a zero potential; rebuild the tree."""
+        new = [tuple(sorted(int(c) for c in cl)) for cl in cliques]
+        new = [cl for cl in new if cl not in self.theta]
+        for cl in new:
+            self.theta[cl] = np.zeros(self.n_categories[list(cl)])
+        if new or not hasattr(self, "maximal"):
+            self.maximal, self.edges = junction_tree(self._sets(), self.n_categories)
+            # The smallest maximal clique containing every potential's set.
+            self.home = {
+                cl: min(
+                    (k for k, m in enumerate(self.maximal) if set(cl) <= set(m)),
+                    key=lambda k: self.size(self.maximal[k]),
+                )
+                for cl in {**self.theta, **self.base}
+            }
+            self._order()
+        self.calibrate()
+
+    def _sets(self, extra=()):
+        """Every column set of the model: potentials, base, 1-way, ``extra``."""
+        d = self.n_categories.size
+        return [*self.theta, *self.base, *((j,) for j in range(d)), *extra]
+
+    def contains(self, cols):
+        """Whether the column set ``cols`` lies inside one maximal clique."""
+        return self._container(tuple(cols)) is not None
+
+    def size(self, cols):
+        return int(np.prod(self.n_categories[list(cols)]))
+
+    def model_size(self, extra=()):
+        """Cells of all maximal cliques, with the column sets ``extra`` added."""
+        if not extra:
+            return sum(self.size(m) for m in self.maximal)
+        maximal, _ = junction_tree(
+            self._sets([tuple(e) for e in extra]), self.n_categories
+        )
+        return sum(self.size(m) for m in maximal)
+
+    def _order(self):
+        """Breadth-first order from node 0, and every node's parent."""
+        k = len(self.maximal)
+        adj = [[] for _ in range(k)]
+        for i, j in self.edges:
+            adj[i].append(j)
+            adj[j].append(i)
+        self.parent = [-1] * k
+        order, seen = [0], {0}
+        for i in order:
+            for j in adj[i]:
+                if j not in seen:
+                    seen.add(j)
+                    self.parent[j] = i
+                    order.append(j)
+        self.bfs = order
+        self.adj = adj
+
+    def _separator(self, i, j):
+        return tuple(sorted(set(self.maximal[i]) & set(self.maximal[j])))
+
+    def _log_potentials(self, theta):
+        cards = self.n_categories
+        pots = [np.zeros(cards[list(m)]) for m in self.maximal]
+        for cl, t in itertools.chain(theta.items(), self.base.items()):
+            k = self.home[cl]
+            pots[k] = pots[k] + _expand(t, cl, self.maximal[k], cards)
+        return pots
+
+    def _beliefs(self, theta):
+        """Normalised log-beliefs of every maximal clique (two passes)."""
+        cards = self.n_categories
+        pots = self._log_potentials(theta)
+        msg = {}
+
+        def send(i, j):
+            # log message i -> j: i's potential times its other messages,
+            # summed over the columns not in the separator.
+            m = self.maximal[i]
+            acc = pots[i]
+            for k in self.adj[i]:
+                if k != j:
+                    acc = acc + _expand(msg[k, i], self._separator(k, i), m, cards)
+            sep = self._separator(i, j)
+            axes = tuple(a for a, c in enumerate(m) if c not in sep)
+            msg[i, j] = _log_sum(acc, axes)
+
+        for i in reversed(self.bfs[1:]):
+            send(i, self.parent[i])
+        for i in self.bfs[1:]:
+            send(self.parent[i], i)
+        beliefs = []
+        for i, m in enumerate(self.maximal):
+            acc = pots[i]
+            for k in self.adj[i]:
+                acc = acc + _expand(msg[k, i], self._separator(k, i), m, cards)
+            beliefs.append(acc - _log_sum(acc, tuple(range(len(m)))))
+        return beliefs
+
+    def calibrate(self):
+        self.log_beliefs = self._beliefs(self.theta)
+        self.beliefs = [np.exp(b) for b in self.log_beliefs]
+
+    def _clique_marginal(self, cols, beliefs):
+        k = self.home.get(cols)
+        if k is None:
+            k = self._container(cols)
+        m = self.maximal[k]
+        axes = tuple(a for a, c in enumerate(m) if c not in cols)
+        return beliefs[k].sum(axis=axes).ravel()
+
+    def _container(self, cols):
+        inside = [k for k, m in enumerate(self.maximal) if set(cols) <= set(m)]
+        if not inside:
+            return None
+        return min(inside, key=lambda k: self.size(self.maximal[k]))
+
+    def marginal(self, cols):
+        """Marginal of the sorted column tuple ``cols``, flat in C order."""
+        cols = tuple(int(c) for c in cols)
+        if list(cols) != sorted(set(cols)):
+            raise ValueError(f"Column sets are sorted tuples, got {cols}.")
+        if self._container(cols) is not None:
+            return self._clique_marginal(cols, self.beliefs)
+        return self._contract(cols)
+
+    def _contract(self, cols):
+        """A set in no clique: ``Σ Π β_k / Π μ_s`` over the covering subtree."""
+        # A clique holding each column, then the union of tree paths between
+        # them (the calibrated branches outside sum to one).
+        targets = {min((k for k, m in enumerate(self.maximal) if c in m)) for c in cols}
+        keep = set()
+        anchor = next(iter(targets))
+        for t in targets:
+            path_t, path_a = self._path_to_root(t), self._path_to_root(anchor)
+            common = set(path_t) & set(path_a)
+            for path in (path_t, path_a):
+                for node in path:
+                    keep.add(node)
+                    if node in common:
+                        break
+        keep = sorted(keep)
+        operands = []
+        for k in keep:
+            operands += [self.beliefs[k], [int(c) for c in self.maximal[k]]]
+            p = self.parent[k]
+            if p in keep:
+                sep = self._separator(k, p)
+                if sep:
+                    mu = self._clique_marginal(sep, self.beliefs)
+                    mu = mu.reshape(self.n_categories[list(sep)])
+                else:
+                    mu = np.array(1.0)
+                inv = np.where(mu > 0, 1.0 / np.where(mu > 0, mu, 1.0), 0.0)
+                operands += [inv, [int(c) for c in sep]]
+        out = np.einsum(*operands, [int(c) for c in cols], optimize="greedy")
+        return (out / out.sum()).ravel()
+
+    def _path_to_root(self, k):
+        path = [k]
+        while self.parent[path[-1]] != -1:
+            path.append(self.parent[path[-1]])
+        return path
+
+    def all_marginals(self, cliques):
+        """Marginals of many sorted column tuples: a dict ``cols -> flat``."""
+        return {tuple(c): self.marginal(c) for c in cliques}
+
+    def _loss(self, beliefs, measurements):
+        loss = 0.0
+        resid = {}
+        for cols, y, w in measurements:
+            r = self._clique_marginal(cols, beliefs) - y
+            loss += 0.5 * float((w * r) @ r)
+            resid[cols] = (w * r, r)
+        return loss, resid
+
+    def fit(self, measurements, n_iter, learning_rate=None, state=None):
+        """Mirror descent on the potentials, ``n_iter`` steps with Armijo search.
+
+        ``measurements``: a list of ``(cols, y, w)``, sorted column tuple,
+        target marginal (fractions, flat) and weight (one or per cell). Sets
+        without a potential get one. ``learning_rate`` and ``state`` are
+        unused (the signature of :meth:`ProductMixture.fit`).
+        """
+        self.add_cliques([cols for cols, _, _ in measurements])
+        loss, resid = self._loss(self.beliefs, measurements)
+        for _ in range(int(n_iter)):
+            eta = self.eta
+            while True:
+                theta = dict(self.theta)
+                for cols, (g, _) in resid.items():
+                    theta[cols] = theta[cols] - eta * g.reshape(theta[cols].shape)
+                log_b = self._beliefs(theta)
+                b = [np.exp(x) for x in log_b]
+                new_loss, new_resid = self._loss(b, measurements)
+                # Armijo: the loss falls by half the linear prediction
+                # <g, μ - μ_new> (Private-PGM's line search).
+                drop = sum(
+                    float(g @ (resid[c][1] - new_resid[c][1])) for c, (g, _) in resid.items()
+                )
+                if new_loss <= loss - 0.5 * drop or eta < 1e-8:
+                    break
+                eta *= 0.5
+            self.theta, self.log_beliefs, self.beliefs = theta, log_b, b
+            loss, resid = new_loss, new_resid
+            self.eta = 2.0 * eta
+        return state
+
+    def sample(self, n_samples, rng):
+        """Integer-coded rows drawn from the model, clique after clique."""
+        cards = self.n_categories
+        out = np.zeros((n_samples, cards.size), dtype=np.intp)
+        for k in self.bfs:
+            m = self.maximal[k]
+            p = self.parent[k]
+            sep = self._separator(k, p) if p >= 0 else ()
+            rest = [c for c in m if c not in sep]
+            if not rest:
+                continue
+            # Conditional of the rest given the separator: axes (sep, rest).
+            b = np.transpose(
+                self.beliefs[k], [m.index(c) for c in sep] + [m.index(c) for c in rest]
+            ).reshape(self.size(sep) if sep else 1, -1)
+            cdf = np.cumsum(b, axis=1)
+            cdf /= np.where(cdf[:, -1:] > 0, cdf[:, -1:], 1.0)
+            code = np.zeros(n_samples, dtype=np.int64)
+            for c in sep:
+                code = code * int(cards[c]) + out[:, c]
+            # One sorted array: row s's cdf shifted by s, searched at code + u.
+            flat = (cdf + np.arange(cdf.shape[0])[:, None]).ravel()
+            u = rng.random(n_samples)
+            pos = np.searchsorted(flat, code + u, side="right") - code * cdf.shape[1]
+            pos = np.minimum(pos, cdf.shape[1] - 1)
+            out[:, rest] = np.stack(np.unravel_index(pos, cards[rest]), axis=1)
+        return out

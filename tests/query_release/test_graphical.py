@@ -1,0 +1,186 @@
+"""The graphical model of support="graphical": exact inference, sampling, fit."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from sklearn_semiprivate import PublicData, reproducible_noise
+from sklearn_semiprivate.query_release import (
+    MarginalQueries,
+    PublicAssistedQueryRelease,
+    _adaptive,
+)
+from sklearn_semiprivate.query_release._graphical import GraphicalModel, junction_tree
+
+CARDS = np.array([3, 2, 4, 3, 2, 3])
+CLIQUES = [(0, 1), (1, 2, 3), (3, 4), (0, 5), (2, 5)]
+
+
+def _random_model(seed=0, base=None):
+    rng = np.random.default_rng(seed)
+    g = GraphicalModel(CARDS, CLIQUES, base=base)
+    for c in g.theta:
+        g.theta[c] = rng.normal(size=g.theta[c].shape)
+    g.calibrate()
+    return g
+
+
+def _dense(g):
+    """The model's joint distribution by brute force over the whole domain."""
+    d = g.n_categories.size
+    logp = np.zeros(g.n_categories)
+    for c, t in itertools.chain(g.theta.items(), g.base.items()):
+        logp = logp + t.reshape([g.n_categories[i] if i in c else 1 for i in range(d)])
+    p = np.exp(logp - logp.max())
+    return p / p.sum()
+
+
+def _dense_marginal(p, cols):
+    return p.sum(axis=tuple(i for i in range(p.ndim) if i not in cols)).ravel()
+
+
+def test_junction_tree_has_the_running_intersection_property():
+    maximal, edges = junction_tree(CLIQUES, CARDS)
+    assert len(edges) == len(maximal) - 1
+    # Every measured set lies in a maximal clique.
+    assert all(any(set(c) <= set(m) for m in maximal) for c in CLIQUES)
+    # For every column, the cliques holding it form a connected subtree.
+    for col in range(CARDS.size):
+        holding = {k for k, m in enumerate(maximal) if col in m}
+        inner = [(i, j) for i, j in edges if i in holding and j in holding]
+        assert len(inner) == len(holding) - 1
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_marginal_is_exact(seed):
+    # In-clique marginals (sums of beliefs) and out-of-clique ones (the
+    # contraction over the covering subtree) against brute force.
+    g = _random_model(seed)
+    p = _dense(g)
+    for r in (1, 2, 3, 4):
+        for cols in itertools.combinations(range(CARDS.size), r):
+            np.testing.assert_allclose(
+                g.marginal(cols), _dense_marginal(p, cols), atol=1e-12
+            )
+    assert any(not g.contains(c) for c in itertools.combinations(range(6), 3))
+
+
+def test_base_measure_enters_the_distribution():
+    rng = np.random.default_rng(5)
+    base = {(0, 4): rng.normal(size=(3, 2))}
+    g = _random_model(0, base=base)
+    np.testing.assert_allclose(g.marginal((0, 4)), _dense_marginal(_dense(g), (0, 4)))
+    assert not np.allclose(
+        g.marginal((0, 4)), _dense_marginal(_dense(_random_model(0)), (0, 4))
+    )
+
+
+def test_unsorted_column_sets_are_refused():
+    with pytest.raises(ValueError, match="sorted"):
+        _random_model().marginal((2, 0))
+
+
+@pytest.mark.statistical
+def test_sample_follows_the_model():
+    # Total variation of 200k rows over 864 cells: its mean is about 0.02
+    # and its sd about 1e-3; 0.03 fails with probability < 1e-10.
+    g = _random_model(3)
+    rows = g.sample(200_000, np.random.default_rng(0))
+    freq = np.bincount(np.ravel_multi_index(rows.T, CARDS), minlength=CARDS.prod())
+    tv = 0.5 * np.abs(freq / rows.shape[0] - _dense(g).ravel()).sum()
+    assert tv < 0.03
+    # A sampler that ignored the separators would be far off.
+    assert rows.min() >= 0 and np.all(rows.max(axis=0) < CARDS)
+
+
+def test_fit_reaches_consistent_targets():
+    # Targets that are the marginals of a model on the same sets: the fit
+    # (mirror descent, Armijo search) drives the loss to near zero.
+    target = _random_model(4)
+    meas = [(c, target.marginal(c), 1.0) for c in CLIQUES]
+    g = GraphicalModel(CARDS)
+    g.fit(meas, 500)
+    worst = max(np.abs(g.marginal(c) - y).max() for c, y, _ in meas)
+    assert worst < 1e-3
+    # And never increases it from one step to the next.
+    h = GraphicalModel(CARDS)
+    losses = []
+    for _ in range(20):
+        h.fit(meas, 1)
+        losses.append(h._loss(h.beliefs, meas)[0])
+    assert all(b <= a + 1e-15 for a, b in itertools.pairwise(losses))
+
+
+def test_more_than_52_columns_are_refused():
+    with pytest.raises(ValueError, match="at most 52"):
+        GraphicalModel(np.full(53, 2))
+
+
+def _latent(n, rng):
+    z = (rng.random(n) < 0.4).astype(int)
+    modes = np.array([[0, 1, 2, 0, 1, 2], [2, 2, 0, 1, 0, 1]])
+    return np.where(rng.random((n, 6)) < 0.7, modes[z], rng.integers(0, 3, (n, 6)))
+
+
+def test_model_size_cap_is_respected(monkeypatch):
+    # With a cap of 100 cells, no selection grows the junction tree past it.
+    monkeypatch.setattr(_adaptive, "MAX_MODEL_CELLS", 100)
+    rng = np.random.default_rng(0)
+    X, Xp = _latent(3000, rng).astype(float), _latent(100, rng).astype(float)
+    qr = PublicAssistedQueryRelease(
+        MarginalQueries(k=3, n_categories=3),
+        epsilon=4.0,
+        support="graphical",
+        random_state=0,
+    ).fit(X, X_public=PublicData(Xp))
+    assert qr.graphical_model_.model_size() <= 100
+    assert len(qr.selected_) >= 5
+
+
+def test_public_tree_reads_public_marginals_only():
+    # The base is a spanning tree over the columns of the public pairs, each
+    # edge the log-ratio of the (smoothed) public pair to its margins.
+    rng = np.random.default_rng(0)
+    Xp = _latent(300, rng)
+    cards = np.full(6, 3)
+    public = {
+        c: np.bincount(_adaptive._codes(Xp, c, cards), minlength=3 ** len(c)) / 300
+        for r in (1, 2)
+        for c in itertools.combinations(range(6), r)
+    }
+    base = _adaptive.public_tree(public, cards, 300.0)
+    assert len(base) == 5
+    maximal, edges = junction_tree(list(base) + [(j,) for j in range(6)], cards)
+    assert sorted(maximal) == sorted(base) and len(edges) == 4  # one tree
+    # Every pair of columns of the latent class is dependent; independent
+    # public columns would give an (almost) flat log-ratio.
+    flat = _adaptive.public_tree(
+        {
+            **{(j,): np.full(3, 1 / 3) for j in range(6)},
+            **{c: np.full(9, 1 / 9) for c in itertools.combinations(range(6), 2)},
+        },
+        cards,
+        300.0,
+    )
+    assert all(np.abs(v).max() < 1e-12 for v in flat.values())
+    assert max(np.abs(v).max() for v in base.values()) > 0.3
+
+
+def test_same_seed_same_release_and_deterministic_outputs():
+    rng = np.random.default_rng(1)
+    X, Xp = _latent(2000, rng).astype(float), _latent(100, rng).astype(float)
+
+    def fit():
+        with reproducible_noise():
+            return PublicAssistedQueryRelease(
+                MarginalQueries(k=3, n_categories=3),
+                epsilon=1.0,
+                support="graphical",
+                random_state=3,
+            ).fit(X, X_public=PublicData(Xp))
+
+    a, b = fit(), fit()
+    np.testing.assert_array_equal(a.answers_, b.answers_)
+    np.testing.assert_array_equal(a.transform(a.queries), a.answers_)
+    np.testing.assert_array_equal(a.sample(50, random_state=0), a.sample(50, random_state=0))
