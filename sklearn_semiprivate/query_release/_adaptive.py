@@ -327,9 +327,8 @@ def plan_mixture(
         for c in cliques
     }
     if estimator == "graphical":
-        model = GraphicalModel(
-            cards, base=public_tree(public, cards, row_weights.sum()) if PUBLIC_TREE else None
-        )
+        base = public_tree(public, cards, row_weights.sum()) if PUBLIC_TREE else None
+        model = GraphicalModel(cards, base=base)
     else:
         model = ProductMixture.from_rows(
             rows,

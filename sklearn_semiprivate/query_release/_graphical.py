@@ -97,11 +97,9 @@ def junction_tree(cliques, n_categories):
     # Maximum spanning tree on separator sizes (Kruskal); weight-0 pairs join
     # the components.
     pairs = sorted(
-        (
-            (-len(set(maximal[i]) & set(maximal[j])), i, j)
-            for i in range(len(maximal))
-            for j in range(i + 1, len(maximal))
-        )
+        (-len(set(maximal[i]) & set(maximal[j])), i, j)
+        for i in range(len(maximal))
+        for j in range(i + 1, len(maximal))
     )
     root = list(range(len(maximal)))
 
@@ -348,7 +346,7 @@ class GraphicalModel:
                 # Armijo: the loss falls by half the linear prediction
                 # <g, μ - μ_new> (Private-PGM's line search).
                 drop = sum(
-                    float(g @ (resid[c][1] - new_resid[c][1])) for c, (g, _) in resid.items()
+                    float(g @ (r - new_resid[c][1])) for c, (g, r) in resid.items()
                 )
                 if new_loss <= loss - 0.5 * drop or eta < 1e-8:
                     break

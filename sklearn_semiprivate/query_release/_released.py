@@ -16,10 +16,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._rng import check_rng
 from ._adaptive import mixture_answers
-from ._options import ADAPTIVE_SUPPORTS
 from ._base import QueryWorkload
 from ._labeled import as_frame, joint_points
 from ._marginals import PredicateQueries
+from ._options import ADAPTIVE_SUPPORTS
 from ._workloads import StumpQueries, ThresholdQueries
 
 __all__ = []

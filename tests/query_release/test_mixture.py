@@ -122,7 +122,8 @@ def _released_noise(qr, X):
     """Every released noisy count minus the true count, in units of its sigma."""
     z = []
     for cols, noisy, sigma in qr.measurements_:
-        true = _adaptive._counts(X.astype(np.int64), cols, qr._adaptive_model().n_categories)
+        cards = qr._adaptive_model().n_categories
+        true = _adaptive._counts(X.astype(np.int64), cols, cards)
         z.append((noisy - true) / sigma)
     return np.concatenate(z)
 
@@ -290,9 +291,7 @@ def _spy_private_reads(monkeypatch):
     ],
 )
 @pytest.mark.parametrize("support", ADAPTIVE)
-def test_bad_options_fail_before_any_private_read(
-    monkeypatch, params, match, support
-):
+def test_bad_options_fail_before_any_private_read(monkeypatch, params, match, support):
     calls = _spy_private_reads(monkeypatch)
     X, Xp = _data(n=200, n_pub=20)
     acc = PrivacyAccountant(epsilon=5.0, delta=1e-4)
