@@ -83,10 +83,10 @@ def _representative(acc, **kw):
     )
 
 
-def _mixture(acc, **kw):
+def _mixture(acc, support="mixture", **kw):
     return PublicAssistedQueryRelease(
         MARGINALS,
-        support="mixture",
+        support=support,
         n_iterations=2,
         accountant=acc,
         random_state=0,
@@ -94,14 +94,19 @@ def _mixture(acc, **kw):
     )
 
 
+def _graphical(acc, **kw):
+    return _mixture(acc, support="graphical", **kw)
+
+
 FACTORIES = {
     "labelboost": _labelboost,
     "transfer": _transfer,
     "representative": _representative,
     "mixture": _mixture,
+    "graphical": _graphical,
 }
 NAMES = sorted(FACTORIES)
-RELEASES = {"representative", "mixture"}
+RELEASES = {"representative", "mixture", "graphical"}
 
 
 def _data(name, seed=0, n_pub=30):
@@ -347,7 +352,7 @@ def _two_private_sets(draw, name):
     X0, y0, _, _, _ = _data(name)
     sets = []
     for _ in range(2):
-        if name == "mixture":
+        if name in ("mixture", "graphical"):
             X = draw(arrays(np.float64, X0.shape, elements=st.sampled_from([0.0, 1.0])))
         else:
             # only the first rows are drawn (keeps the draw small); the rest
@@ -374,7 +379,9 @@ def _two_private_sets(draw, name):
 
 
 @pytest.mark.filterwarnings("ignore:No feature has two distinct public bins")
-@pytest.mark.parametrize("name", ["labelboost", "mixture", "representative"])
+@pytest.mark.parametrize(
+    "name", ["labelboost", "mixture", "graphical", "representative"]
+)
 def test_failure_depends_on_public_inputs_only(name):
     @FAILURE_SETTINGS
     @given(

@@ -86,7 +86,8 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         learning rate ``alpha / 4`` and its number of updates
         ``ceil(16 ln|X_H~| / alpha²)`` (Dwork & Roth 2014, Thm 4.15, the source
         of Lemma 7, at ``alpha / 2``). Not used by ``support="public"``.
-    support : {"auto", "representative", "public", "mixture"}, default="auto"
+    support : {"auto", "representative", "public", "mixture", "graphical"}, \
+            default="auto"
         ``"auto"``: ``"mixture"`` for a :class:`MarginalQueries` workload
         with ``delta > 0``, ``selection="exponential"`` and
         ``measurement="gaussian"`` (the defaults), else ``"public"``; decided
@@ -107,6 +108,13 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         the number of columns plus one);
         ``selection`` must be ``"exponential"`` and ``measurement``
         ``"gaussian"``. Guarantees add/remove neighbours (see Notes).
+        ``"graphical"``: the same rounds, conditions and guarantee, and a
+        released distribution that is a graphical model (the estimator of
+        Private-PGM and AIM: the distribution of largest entropy, relative to
+        a Chow-Liu tree fitted to the public rows, that matches every
+        measurement in weighted least squares; exact marginals by junction
+        tree); a candidate that would grow its junction tree past 2^20
+        cells is not selectable.
     n_iterations : int, default=None
         Largest number of PMW updates (``"representative"``) or number of MWEM
         rounds (``"public"``); the privacy calibration uses it. With
@@ -203,6 +211,12 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         released distribution was fitted to them.
     regularization_ : float
         The penalty ``tau`` of that fit (``selection="all"`` only).
+    graphical_model_ : GraphicalModel
+        ``support="graphical"`` only (it has no ``support_`` nor
+        ``weights_``): the released graphical model (``maximal`` cliques of
+        its junction tree, ``theta`` the potential of every measured column
+        set, ``base`` the public tree). The other attributes are those of
+        ``"mixture"`` below.
     mixture_ : ProductMixture
         ``support="mixture"`` only (it has no ``support_`` nor ``weights_``):
         the released mixture of product distributions (its ``weights``, and
@@ -246,12 +260,12 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
       ``(epsilon, delta)`` by the analytic calibration to its exact L2
       sensitivity (or one Laplace mechanism, ``epsilon``-DP, L1); the fit is
       post-processing.
-    * ``"mixture"``: **add/remove neighbours** (``n`` is private too, as in
-      AIM): Gaussian measurements of marginals of counts (L2 sensitivity 1,
-      ``1/(2σ²)``-zCDP each) and exponential-mechanism selections (score
-      sensitivity ``max w_c``, ``ε_sel²/8``-zCDP each), composed to at most
-      ``ρ``, the largest zCDP budget whose Rényi conversion is
-      ``(epsilon, delta)``; ``replace_one_privacy_`` holds the replace-one
+    * ``"mixture"`` and ``"graphical"``: **add/remove neighbours** (``n`` is
+      private too, as in AIM): Gaussian measurements of marginals of counts (L2
+      sensitivity 1, ``1/(2σ²)``-zCDP each) and exponential-mechanism
+      selections (score sensitivity ``max w_c``, ``ε_sel²/8``-zCDP each),
+      composed to at most ``ρ``, the largest zCDP budget whose Rényi conversion
+      is ``(epsilon, delta)``; ``replace_one_privacy_`` holds the replace-one
       guarantee of the same run (sensitivities ``sqrt(2)`` and ``2 max w_c``).
       Details in ``_adaptive.py``.
 
@@ -557,13 +571,14 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     def _resolved_support(self):
         """``support`` with ``"auto"`` resolved, from the parameters alone.
 
-        ``"auto"`` is ``"mixture"`` whenever its parameters allow it
+        ``"auto"`` is ``"graphical"`` whenever its parameters allow it
         (:func:`mixture_refusal`), else ``"public"`` (measured ahead of
         ``"representative"`` wherever both ran; see Notes).
         """
         if self.support != "auto":
             return self.support
-        return "mixture" if mixture_refusal(self) is None else "public"
+        allowed = mixture_refusal(self, "graphical") is None
+        return "graphical" if allowed else "public"
 
     def _fit_representative(self, plan, X, n, rng):
         cover, reps, support = plan["cover"], plan["reps"], plan["support"]

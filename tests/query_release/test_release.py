@@ -366,7 +366,7 @@ def test_random_state_may_not_be_a_generator():
 @pytest.mark.parametrize(
     ("make_queries", "params", "expected"),
     [
-        (lambda: MarginalQueries(k=2, n_categories=3), {}, "mixture"),
+        (lambda: MarginalQueries(k=2, n_categories=3), {}, "graphical"),
         (
             lambda: MarginalQueries(k=2, n_categories=3),
             {"selection": "all"},
