@@ -11,9 +11,11 @@ mapped to their representatives, offline Private Multiplicative Weights over
 with ``selection="all"`` it measures every query once and fits the public
 points' distribution to the measurements (``_measure.py``). Given private
 labels ``y``, ``support="public"`` releases labeled rows (``_labeled.py``).
-``support="mixture"`` (marginal workloads) runs AIM-style adaptive rounds of
-whole-marginal Gaussian measurements and fits a mixture of product
-distributions started at the public rows (``_adaptive.py``, ``_mixture.py``).
+``support="graphical"`` and ``support="mixture"`` (marginal workloads) run
+AIM-style adaptive rounds of whole-marginal Gaussian measurements and fit a
+graphical model over a Chow-Liu tree of the public rows (``_graphical.py``),
+or a mixture of product distributions started at the public rows
+(``_mixture.py``); the rounds are in ``_adaptive.py``.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -165,7 +167,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
 
     Attributes
     ----------
-    support_type_ : {"representative", "public", "mixture"}
+    support_type_ : {"representative", "public", "mixture", "graphical"}
         The support the release was fitted with (``"auto"`` resolved);
         :meth:`transform` answers from this fitted state, whatever ``support``
         is set to later.
@@ -285,20 +287,22 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     **Which support.** Measured in ``benchmarks/bench_query_release.py``
     (results in ``benchmarks/results/query_release.md``): on every 3-way
     marginal of two real survey tables and a synthetic one, with 5% of the
-    rows public, i.i.d. or shifted, ``"mixture"`` has the lowest mean and max
-    error of the three supports at every ``epsilon`` in ``{0.1, 0.5, 1}``
-    (and beats public-only everywhere, MST in all settings but one), while
-    ``"representative"`` refuses those tables (its domain is too large to
-    hold). On smaller domains
-    (thresholds on the line, marginals of 10 columns with 3 categories),
-    ``"public"`` had lower error than ``"representative"`` in every setting.
-    Hence ``"auto"``. Against private-only AIM (McKenna et al. 2022),
-    ``"mixture"`` is level or ahead on one real table (mean error 0.65-1.16
-    times AIM's, max error lower in five of six settings) and behind on the
-    other (mean error 1.07-1.43 times AIM's), at 1/13 to 1/400 of its fit
-    time. ``"auto"`` changes the neighbour relation with the
-    workload: add/remove for ``"mixture"``, replace-one for ``"public"``
-    (see above; ``support_type_`` says which ran).
+    rows public, i.i.d. or shifted, ``"graphical"`` has a lower mean error
+    than ``"mixture"`` in 17 of the 18 settings (the exception: the
+    synthetic latent-class table, i.i.d., ``epsilon = 0.1``, which a
+    mixture of products fits by construction), and both beat ``"public"``
+    and public-only in mean error everywhere, while ``"representative"``
+    refuses those tables (its domain is too large to hold). On smaller
+    domains (thresholds on the line, marginals of 10 columns with 3
+    categories), ``"public"`` had lower error than ``"representative"`` in
+    every setting. Hence ``"auto"``. Against private-only AIM (McKenna et
+    al. 2022), paired on one split, ``"graphical"`` has a mean error 0.63-0.99
+    times AIM's in 10 of the 12 real-data settings (1.01-1.08 in the other
+    two) and a lower max error in 6, at 1/14 to 1/200 of its fit time;
+    ``"mixture"`` had 1.03-1.40 times AIM's mean error from ``epsilon =
+    0.5``. ``"auto"`` changes the neighbour relation with the workload:
+    add/remove for ``"graphical"``, replace-one for ``"public"`` (see above;
+    ``support_type_`` says which ran).
 
     **Accuracy.** APAP (Theorem 10's proof) runs PMW at accuracy ``alpha / 2``
     (Alg. 3 step 4), so with probability ``1 - beta / 2`` every answer of the
