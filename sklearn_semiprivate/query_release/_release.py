@@ -13,7 +13,7 @@ points' distribution to the measurements (``_measure.py``). Given private
 labels ``y``, ``support="public"`` releases labeled rows (``_labeled.py``).
 ``support="graphical"`` and ``support="mixture"`` (marginal workloads) run
 AIM-style adaptive rounds of whole-marginal Gaussian measurements and fit a
-graphical model over a Chow-Liu tree of the public rows (``_graphical.py``),
+graphical model over a pair model of the public rows (``_graphical.py``),
 or a mixture of product distributions started at the public rows
 (``_mixture.py``); the rounds are in ``_adaptive.py``.
 """
@@ -113,7 +113,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         ``"graphical"``: the same rounds, conditions and guarantee, and a
         released distribution that is a graphical model (the estimator of
         Private-PGM and AIM: the distribution of largest entropy, relative to
-        a Chow-Liu tree fitted to the public rows, that matches every
+        a pair model fitted to the public rows, that matches every
         measurement in weighted least squares; exact marginals by junction
         tree); a candidate that would grow its junction tree past 2^20
         cells is not selectable.

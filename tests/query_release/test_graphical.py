@@ -138,33 +138,59 @@ def test_model_size_cap_is_respected(monkeypatch):
     assert len(qr.selected_) >= 5
 
 
-def test_public_tree_reads_public_marginals_only():
-    # The base is a spanning tree over the columns of the public pairs, each
-    # edge the log-ratio of the (smoothed) public pair to its margins.
+def _public_marginals(Xp, cards):
+    m = Xp.shape[0]
+    return {
+        c: np.bincount(
+            _adaptive._codes(Xp, c, cards), minlength=int(np.prod(cards[list(c)]))
+        )
+        / m
+        for r in (1, 2, 3)
+        for c in itertools.combinations(range(cards.size), r)
+    }
+
+
+def test_public_base_is_a_fitted_pair_model_within_its_size(monkeypatch):
+    # The base is the tempered pair potentials of a graphical model fitted to
+    # the public pairs of positive (bias-corrected) mutual information, its
+    # junction tree within BASE_MODEL_CELLS.
     rng = np.random.default_rng(0)
     Xp = _latent(300, rng)
     cards = np.full(6, 3)
-    public = {
-        c: np.bincount(_adaptive._codes(Xp, c, cards), minlength=3 ** len(c)) / 300
-        for r in (1, 2)
-        for c in itertools.combinations(range(6), r)
+    public = _public_marginals(Xp, cards)
+    base = _adaptive.public_base(public, cards, 300.0)
+    assert base and all(len(c) == 2 for c in base)
+    # Every column pair of the latent class is dependent: the pairs span the
+    # columns, and the model is within its cap.
+    assert {j for c in base for j in c} == set(range(6))
+    assert GraphicalModel(cards, base=base).model_size() <= _adaptive.BASE_MODEL_CELLS
+    # Untempered, the pair potentials with 1-way ones refitted to the public
+    # 1-way marginals give back the public pairs they were fitted to.
+    monkeypatch.setattr(_adaptive, "BASE_TEMPER", 1.0)
+    full = GraphicalModel(cards, base=_adaptive.public_base(public, cards, 300.0))
+
+    def smooth(c):
+        return (public[c] * 300 + 0.5) / (300 + 0.5 * public[c].size)
+
+    full.fit([((j,), smooth((j,)), 1.0) for j in range(6)], 300)
+    for c in base:
+        assert np.abs(full.marginal(c) - smooth(c)).max() < 5e-3
+    # A smaller cap holds fewer pairs (a tree of 3 x 3 cliques needs 45).
+    monkeypatch.setattr(_adaptive, "BASE_MODEL_CELLS", 45)
+    small = _adaptive.public_base(public, cards, 300.0)
+    assert 0 < len(small) < len(base)
+    assert GraphicalModel(cards, base=small).model_size() <= 45
+
+
+def test_public_base_is_empty_for_independent_public_columns():
+    # Independent columns: bias-corrected mutual information is <= 0 for
+    # (almost) every pair; exactly independent marginals give no pair at all.
+    cards = np.full(4, 3)
+    flat = {
+        **{(j,): np.full(3, 1 / 3) for j in range(4)},
+        **{c: np.full(9, 1 / 9) for c in itertools.combinations(range(4), 2)},
     }
-    base = _adaptive.public_tree(public, cards, 300.0)
-    assert len(base) == 5
-    maximal, edges = junction_tree(list(base) + [(j,) for j in range(6)], cards)
-    assert sorted(maximal) == sorted(base) and len(edges) == 4  # one tree
-    # Every pair of columns of the latent class is dependent; independent
-    # public columns would give an (almost) flat log-ratio.
-    flat = _adaptive.public_tree(
-        {
-            **{(j,): np.full(3, 1 / 3) for j in range(6)},
-            **{c: np.full(9, 1 / 9) for c in itertools.combinations(range(6), 2)},
-        },
-        cards,
-        300.0,
-    )
-    assert all(np.abs(v).max() < 1e-12 for v in flat.values())
-    assert max(np.abs(v).max() for v in base.values()) > 0.3
+    assert _adaptive.public_base(flat, cards, 300.0) == {}
 
 
 def test_same_seed_same_release_and_deterministic_outputs():
