@@ -13,8 +13,8 @@ For marginal workloads the default of
 (McKenna et al. 2022) pick a marginal of at most three columns by the
 exponential mechanism and measure all its cells with Gaussian noise. Between
 rounds, a graphical model is fitted to every measurement; this is the
-estimator of Private-PGM and AIM. Its base measure is a Chow-Liu tree of the
-public rows. ``support="mixture"`` runs the same rounds with another
+estimator of Private-PGM and AIM. Its base measure is a model of the public
+rows' strongest pairs. ``support="mixture"`` runs the same rounds with another
 estimator, a mixture of product distributions started at the public rows.
 Both are compared here with the public rows alone.
 
