@@ -409,7 +409,8 @@ def public_base(public, cards, n_public):
         if model.contains(c) or model.model_size([c]) <= cap:
             chosen.append(c)
             model.add_cliques([c])
-    targets = [((j,), smoothed[(j,)], 1.0) for j in range(cards.size)]
+    # (A column in no candidate keeps a uniform potential.)
+    targets = [(c, smoothed[c], 1.0) for c in smoothed if len(c) == 1]
     model.fit(targets + [(c, smoothed[c], 1.0) for c in chosen], BASE_STEPS)
     return {c: BASE_TEMPER * t for c, t in model.theta.items() if len(c) == 2}
 
@@ -464,22 +465,44 @@ def _fit_inputs(measurements, total, public, n_public, prior):
     return [(cols, y, w / top) for cols, y, w in out]
 
 
-def _selectable(model, cliques):
-    """Log base measure of the candidates: ``-inf`` where the model would outgrow.
+def _holds(model, clique):
+    """Whether the model can take ``clique`` within :data:`MAX_MODEL_CELLS`.
 
-    A graphical model refuses a candidate that would grow its junction tree
-    past :data:`MAX_MODEL_CELLS` (reads the model's structure, a function of
-    released measurements: post-processing); a mixture takes every one.
+    A mixture takes every candidate; a graphical model one already inside a
+    clique, or one whose junction tree would stay within the cap (AIM's
+    model-size filter). Reads the model's structure only: a function of the
+    public base and of released selections (post-processing).
     """
-    out = np.zeros(len(cliques))
-    if not isinstance(model, GraphicalModel):
-        return out
-    for i, c in enumerate(cliques):
-        if model.contains(c):
-            continue
-        if model.model_size([c]) > MAX_MODEL_CELLS:
-            out[i] = -np.inf
-    return out
+    if not isinstance(model, GraphicalModel) or model.contains(clique):
+        return True
+    return model.model_size([clique]) <= MAX_MODEL_CELLS
+
+
+def select_candidate(scores, eps_sel, sensitivity, model, cliques, rng):
+    """The exponential mechanism over the candidates the model can hold.
+
+    Its output is distributed exactly as the exponential mechanism whose base
+    measure is ``-inf`` on every candidate the model cannot hold (``eps_sel``
+    -DP at score sensitivity ``sensitivity``, the excluded set a function of
+    released structure): a draw of the mechanism restricted to a superset of
+    the allowed candidates, conditioned on being allowed, is the mechanism
+    restricted to them. So draws are rejected and excluded until one is
+    allowed, and only the drawn candidates are checked (a check rebuilds the
+    junction tree; checking all of them every round dominated the fit with
+    20-30 columns). Rejected draws are not released.
+    """
+    base = np.zeros(len(cliques))
+    while True:
+        pick = exponential_mechanism(
+            scores,
+            eps_sel,
+            sensitivity=sensitivity,
+            log_base_measure=base,
+            random_state=rng,
+        )
+        if _holds(model, cliques[pick]):
+            return pick
+        base[pick] = -np.inf
 
 
 def run_adaptive(plan, X, rng):
@@ -528,13 +551,7 @@ def run_adaptive(plan, X, rng):
         scores = weights * (scores - math.sqrt(2.0 / math.pi) * sigma * cells)
         # Exponential mechanism, ε_sel-DP with score sensitivity max_c w_c
         # (add/remove): ε_sel²/8-zCDP (bounded range).
-        pick = exponential_mechanism(
-            scores,
-            eps_sel,
-            sensitivity=sensitivity,
-            log_base_measure=_selectable(mixture, cliques),
-            random_state=rng,
-        )
+        pick = select_candidate(scores, eps_sel, sensitivity, mixture, cliques, rng)
         c = cliques[pick]
         noisy = gaussian_counts(counts[c], sigma, rng)
         measurements.append((c, noisy, sigma))

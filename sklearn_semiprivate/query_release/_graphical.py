@@ -27,11 +27,13 @@ Everything here is post-processing: it reads released measurements only.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import itertools
-import string
 
 import numpy as np
 
 __all__ = ["GraphicalModel", "junction_tree"]
+
+# Range of the mirror-descent step (the Armijo search halves and doubles it).
+_MIN_STEP, _MAX_STEP = 1e-8, 1e8
 
 
 def _log_sum(a, axes):
@@ -48,6 +50,20 @@ def _expand(values, cols, within, cards):
     """``values`` over sorted ``cols``, broadcast to the axes of sorted ``within``."""
     shape = [int(cards[c]) if c in cols else 1 for c in within]
     return np.reshape(values, shape)
+
+
+def _product(a, a_cols, b, b_cols):
+    """Product of two tables over named columns: ``(table, columns)``."""
+    names = list(a_cols) + [c for c in b_cols if c not in a_cols]
+    index = {c: i for i, c in enumerate(names)}
+    out = np.einsum(
+        a,
+        [index[c] for c in a_cols],
+        b,
+        [index[c] for c in b_cols],
+        list(range(len(names))),
+    )
+    return out, names
 
 
 def junction_tree(cliques, n_categories):
@@ -137,11 +153,6 @@ class GraphicalModel:
     def __init__(self, n_categories, cliques=None, base=None):
         self.n_categories = np.asarray(n_categories, dtype=np.intp)
         d = self.n_categories.size
-        if d > len(string.ascii_letters):
-            raise ValueError(
-                f"A graphical model holds at most {len(string.ascii_letters)} "
-                f"columns, got {d}."
-            )
         self.theta = {}
         self.base = {tuple(c): np.asarray(v, float) for c, v in (base or {}).items()}
         self.eta = 1.0
@@ -265,18 +276,33 @@ class GraphicalModel:
         return min(inside, key=lambda k: self.size(self.maximal[k]))
 
     def marginal(self, cols):
-        """Marginal of the sorted column tuple ``cols``, flat in C order."""
+        """Marginal of the column set ``cols``, flat in C order of ``cols``.
+
+        The columns may come in any order (the cells follow it); a repeated
+        column is refused.
+        """
         cols = tuple(int(c) for c in cols)
-        if list(cols) != sorted(set(cols)):
-            raise ValueError(f"Column sets are sorted tuples, got {cols}.")
-        if self._container(cols) is not None:
-            return self._clique_marginal(cols, self.beliefs)
-        return self._contract(cols)
+        key = tuple(sorted(cols))
+        if len(set(cols)) != len(cols):
+            raise ValueError(f"A column set holds distinct columns, got {cols}.")
+        if self._container(key) is not None:
+            out = self._clique_marginal(key, self.beliefs)
+        else:
+            out = self._contract(key)
+        if cols == key:
+            return out
+        table = out.reshape(self.n_categories[list(key)])
+        return np.transpose(table, [key.index(c) for c in cols]).ravel()
 
     def _contract(self, cols):
-        """A set in no clique: ``Σ Π β_k / Π μ_s`` over the covering subtree."""
-        # A clique holding each column, then the union of tree paths between
-        # them (the calibrated branches outside sum to one).
+        """A set in no clique: ``Σ Π β_k / Π μ_s`` over the covering subtree.
+
+        The subtree joins a clique holding each column (the calibrated
+        branches outside it sum to one); it is contracted from its leaves up,
+        each node keeping only the query's columns and its separator with its
+        parent, so no table holds more than one clique's columns plus the
+        query's.
+        """
         targets = {min((k for k, m in enumerate(self.maximal) if c in m)) for c in cols}
         keep = set()
         anchor = next(iter(targets))
@@ -288,21 +314,35 @@ class GraphicalModel:
                     keep.add(node)
                     if node in common:
                         break
-        keep = sorted(keep)
-        operands = []
-        for k in keep:
-            operands += [self.beliefs[k], [int(c) for c in self.maximal[k]]]
+        wanted = set(cols)
+        done = {}
+        root = None
+        for k in reversed(self.bfs):  # children before parents
+            if k not in keep:
+                continue
+            table, names = self.beliefs[k], list(self.maximal[k])
+            for child in (c for c in self.adj[k] if c in done and self.parent[c] == k):
+                table, names = _product(table, names, *done.pop(child))
             p = self.parent[k]
+            sep = self._separator(k, p) if p in keep else ()
+            kept = [c for c in names if c in wanted or c in sep]
+            axes = tuple(a for a, c in enumerate(names) if c not in kept)
+            table = table.sum(axis=axes) if axes else table
             if p in keep:
-                sep = self._separator(k, p)
-                if sep:
-                    mu = self._clique_marginal(sep, self.beliefs)
-                    mu = mu.reshape(self.n_categories[list(sep)])
-                else:
-                    mu = np.array(1.0)
+                mu = (
+                    self._clique_marginal(sep, self.beliefs).reshape(
+                        self.n_categories[list(sep)]
+                    )
+                    if sep
+                    else np.array(1.0)
+                )
                 inv = np.where(mu > 0, 1.0 / np.where(mu > 0, mu, 1.0), 0.0)
-                operands += [inv, [int(c) for c in sep]]
-        out = np.einsum(*operands, [int(c) for c in cols], optimize="greedy")
+                table, kept = _product(table, kept, inv, list(sep))
+                done[k] = (table, kept)
+            else:
+                root = (table, kept)
+        table, names = root
+        out = np.transpose(table, [names.index(c) for c in cols])
         return (out / out.sum()).ravel()
 
     def _path_to_root(self, k):
@@ -334,8 +374,13 @@ class GraphicalModel:
         """
         self.add_cliques([cols for cols, _, _ in measurements])
         loss, resid = self._loss(self.beliefs, measurements)
+        # Every fit starts its search at a step of at least 1: a step shrunk
+        # to nothing at the end of the last fit (converged there) would
+        # leave the new measurements unfitted.
+        self.eta = max(self.eta, 1.0)
         for _ in range(int(n_iter)):
             eta = self.eta
+            converged = False
             while True:
                 theta = dict(self.theta)
                 for cols, (g, _) in resid.items():
@@ -348,12 +393,19 @@ class GraphicalModel:
                 drop = sum(
                     float(g @ (r - new_resid[c][1])) for c, (g, r) in resid.items()
                 )
-                if new_loss <= loss - 0.5 * drop or eta < 1e-8:
+                if new_loss <= loss - 0.5 * drop:
                     break
                 eta *= 0.5
+                if eta < _MIN_STEP:
+                    # No step decreases the loss beyond rounding: converged.
+                    converged = True
+                    break
+            if converged:
+                break
             self.theta, self.log_beliefs, self.beliefs = theta, log_b, b
             loss, resid = new_loss, new_resid
-            self.eta = 2.0 * eta
+            # (Capped: with a flat loss every step is accepted.)
+            self.eta = min(2.0 * eta, _MAX_STEP)
         return state
 
     def sample(self, n_samples, rng):

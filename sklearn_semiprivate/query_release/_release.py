@@ -90,7 +90,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         of Lemma 7, at ``alpha / 2``). Not used by ``support="public"``.
     support : {"auto", "representative", "public", "mixture", "graphical"}, \
             default="auto"
-        ``"auto"``: ``"mixture"`` for a :class:`MarginalQueries` workload
+        ``"auto"``: ``"graphical"`` for a :class:`MarginalQueries` workload
         with ``delta > 0``, ``selection="exponential"`` and
         ``measurement="gaussian"`` (the defaults), else ``"public"``; decided
         from the parameters and the workload's type alone (see Notes, "Which
