@@ -489,7 +489,9 @@ def select_candidate(scores, eps_sel, sensitivity, model, cliques, rng):
     restricted to them. So draws are rejected and excluded until one is
     allowed, and only the drawn candidates are checked (a check rebuilds the
     junction tree; checking all of them every round dominated the fit with
-    20-30 columns). Rejected draws are not released.
+    20-30 columns). Rejected draws are not released; their number (and so
+    the fit's time) depends on the private scores, a timing side channel
+    outside the guarantee (docs/limitations.rst).
     """
     base = np.zeros(len(cliques))
     while True:
