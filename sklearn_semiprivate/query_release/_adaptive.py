@@ -72,7 +72,7 @@ from ..accounting._rdp import DEFAULT_RDP_ORDERS
 from ..mechanisms import exponential_mechanism
 from ..utils._rng import check_rng
 from ..utils._validation import check_delta, check_epsilon
-from ._graphical import GraphicalModel
+from ._graphical import GraphicalModel, public_base
 from ._mixture import ProductMixture
 
 __all__ = [
@@ -347,7 +347,16 @@ def plan_mixture(
         for c in cliques
     }
     if estimator == "graphical":
-        base = public_base(public, cards, row_weights.sum()) if PUBLIC_BASE else None
+        base = None
+        if PUBLIC_BASE:
+            base = public_base(
+                public,
+                cards,
+                row_weights.sum(),
+                cap=min(BASE_MODEL_CELLS, MAX_MODEL_CELLS),  # the rounds' cap holds it
+                steps=BASE_STEPS,
+                temper=BASE_TEMPER,
+            )
         model = GraphicalModel(cards, base=base)
     else:
         model = ProductMixture.from_rows(
@@ -372,47 +381,6 @@ def plan_mixture(
         # Reserved before the first private read: the whole budget.
         "cost": zcdp_privacy(rho, delta),
     }
-
-
-def public_base(public, cards, n_public):
-    """Log base measure of the graphical model: a pair model of the public rows.
-
-    Public pairs are taken by decreasing mutual information, bias-corrected
-    (Miller-Madow: minus ``(r - 1)(c - 1) / (2 m)`` for ``m`` public rows), as
-    long as it is positive and the junction tree stays within
-    ``BASE_MODEL_CELLS`` (and ``MAX_MODEL_CELLS``). A :class:`GraphicalModel`
-    is fitted to the public 1-way and chosen pair marginals (each smoothed by
-    half a count per cell) and its pair potentials, times ``BASE_TEMPER``,
-    are the base: the public dependence, tempered, fills in what no round
-    measures. Reads public marginals only. Empty when the candidates hold no pair.
-    """
-    cards = np.asarray(cards)
-    smoothed, scored = {}, []
-    for c, p in public.items():
-        if len(c) > 2:
-            continue
-        smoothed[c] = (p * n_public + 0.5) / (n_public + 0.5 * p.size)
-        if len(c) == 2:
-            i, j = c
-            q = smoothed[c].reshape(int(cards[i]), int(cards[j]))
-            indep = np.outer(q.sum(1), q.sum(0))
-            mi = float(np.sum(q * np.log(q / indep)))
-            mi -= (cards[i] - 1) * (cards[j] - 1) / (2.0 * n_public)
-            if mi > 0:
-                scored.append((-mi, c))
-    if not scored:
-        return {}
-    model = GraphicalModel(cards)
-    chosen = []
-    cap = min(BASE_MODEL_CELLS, MAX_MODEL_CELLS)  # the rounds' cap holds it
-    for _, c in sorted(scored):
-        if model.contains(c) or model.model_size([c]) <= cap:
-            chosen.append(c)
-            model.add_cliques([c])
-    # (A column in no candidate keeps a uniform potential.)
-    targets = [(c, smoothed[c], 1.0) for c in smoothed if len(c) == 1]
-    model.fit(targets + [(c, smoothed[c], 1.0) for c in chosen], BASE_STEPS)
-    return {c: BASE_TEMPER * t for c, t in model.theta.items() if len(c) == 2}
 
 
 def gaussian_counts(counts, sigma, rng):

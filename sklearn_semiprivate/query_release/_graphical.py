@@ -30,7 +30,7 @@ import itertools
 
 import numpy as np
 
-__all__ = ["GraphicalModel", "junction_tree"]
+__all__ = ["GraphicalModel", "junction_tree", "public_base"]
 
 # Range of the mirror-descent step (the Armijo search halves and doubles it).
 _MIN_STEP, _MAX_STEP = 1e-8, 1e8
@@ -435,3 +435,43 @@ class GraphicalModel:
             pos = np.minimum(pos, cdf.shape[1] - 1)
             out[:, rest] = np.stack(np.unravel_index(pos, cards[rest]), axis=1)
         return out
+
+
+def public_base(public, cards, n_public, *, cap, steps, temper):
+    """Log base measure of the graphical model: a pair model of the public rows.
+
+    Public pairs are taken by decreasing mutual information, bias-corrected
+    (Miller-Madow: minus ``(r - 1)(c - 1) / (2 m)`` for ``m`` public rows), as
+    long as it is positive and the junction tree stays within ``cap`` cells.
+    A :class:`GraphicalModel` is fitted to the public 1-way and chosen pair
+    marginals (each smoothed by half a count per cell) in ``steps``
+    mirror-descent steps, and its pair potentials, times ``temper``, are the
+    base: the public dependence, tempered, fills in what no round
+    measures. Reads public marginals only. Empty when the candidates hold no pair.
+    """
+    cards = np.asarray(cards)
+    smoothed, scored = {}, []
+    for c, p in public.items():
+        if len(c) > 2:
+            continue
+        smoothed[c] = (p * n_public + 0.5) / (n_public + 0.5 * p.size)
+        if len(c) == 2:
+            i, j = c
+            q = smoothed[c].reshape(int(cards[i]), int(cards[j]))
+            indep = np.outer(q.sum(1), q.sum(0))
+            mi = float(np.sum(q * np.log(q / indep)))
+            mi -= (cards[i] - 1) * (cards[j] - 1) / (2.0 * n_public)
+            if mi > 0:
+                scored.append((-mi, c))
+    if not scored:
+        return {}
+    model = GraphicalModel(cards)
+    chosen = []
+    for _, c in sorted(scored):
+        if model.contains(c) or model.model_size([c]) <= cap:
+            chosen.append(c)
+            model.add_cliques([c])
+    # (A column in no candidate keeps a uniform potential.)
+    targets = [(c, smoothed[c], 1.0) for c in smoothed if len(c) == 1]
+    model.fit(targets + [(c, smoothed[c], 1.0) for c in chosen], steps)
+    return {c: temper * t for c, t in model.theta.items() if len(c) == 2}

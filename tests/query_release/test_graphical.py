@@ -11,7 +11,11 @@ from sklearn_semiprivate.query_release import (
     PublicAssistedQueryRelease,
     _adaptive,
 )
-from sklearn_semiprivate.query_release._graphical import GraphicalModel, junction_tree
+from sklearn_semiprivate.query_release._graphical import (
+    GraphicalModel,
+    junction_tree,
+    public_base,
+)
 
 CARDS = np.array([3, 2, 4, 3, 2, 3])
 CLIQUES = [(0, 1), (1, 2, 3), (3, 4), (0, 5), (2, 5)]
@@ -207,24 +211,24 @@ def test_selection_with_rejection_is_the_restricted_exponential_mechanism(
     assert free[~allowed].sum() > 0.5
 
 
-def test_public_base_is_a_fitted_pair_model_within_its_size(monkeypatch):
+def test_public_base_is_a_fitted_pair_model_within_its_size():
     # The base is the tempered pair potentials of a graphical model fitted to
     # the public pairs of positive (bias-corrected) mutual information, its
-    # junction tree within BASE_MODEL_CELLS.
+    # junction tree within the cap.
     rng = np.random.default_rng(0)
     Xp = _latent(300, rng)
     cards = np.full(6, 3)
     public = _public_marginals(Xp, cards)
-    base = _adaptive.public_base(public, cards, 300.0)
+    base = public_base(public, cards, 300.0, cap=2**15, steps=300, temper=0.5)
     assert base and all(len(c) == 2 for c in base)
     # Every column pair of the latent class is dependent: the pairs span the
     # columns, and the model is within its cap.
     assert {j for c in base for j in c} == set(range(6))
-    assert GraphicalModel(cards, base=base).model_size() <= _adaptive.BASE_MODEL_CELLS
+    assert GraphicalModel(cards, base=base).model_size() <= 2**15
     # Untempered, the pair potentials with 1-way ones refitted to the public
     # 1-way marginals give back the public pairs they were fitted to.
-    monkeypatch.setattr(_adaptive, "BASE_TEMPER", 1.0)
-    full = GraphicalModel(cards, base=_adaptive.public_base(public, cards, 300.0))
+    untempered = public_base(public, cards, 300.0, cap=2**15, steps=300, temper=1.0)
+    full = GraphicalModel(cards, base=untempered)
 
     def smooth(c):
         return (public[c] * 300 + 0.5) / (300 + 0.5 * public[c].size)
@@ -233,8 +237,7 @@ def test_public_base_is_a_fitted_pair_model_within_its_size(monkeypatch):
     for c in base:
         assert np.abs(full.marginal(c) - smooth(c)).max() < 5e-3
     # A smaller cap holds fewer pairs (a tree of 3 x 3 cliques needs 45).
-    monkeypatch.setattr(_adaptive, "BASE_MODEL_CELLS", 45)
-    small = _adaptive.public_base(public, cards, 300.0)
+    small = public_base(public, cards, 300.0, cap=45, steps=300, temper=0.5)
     assert 0 < len(small) < len(base)
     assert GraphicalModel(cards, base=small).model_size() <= 45
 
@@ -262,7 +265,7 @@ def test_public_base_is_empty_for_independent_public_columns():
         **{(j,): np.full(3, 1 / 3) for j in range(4)},
         **{c: np.full(9, 1 / 9) for c in itertools.combinations(range(4), 2)},
     }
-    assert _adaptive.public_base(flat, cards, 300.0) == {}
+    assert public_base(flat, cards, 300.0, cap=2**15, steps=300, temper=0.5) == {}
 
 
 def test_same_seed_same_release_and_deterministic_outputs():

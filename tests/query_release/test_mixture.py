@@ -373,7 +373,12 @@ def _spy_selections(monkeypatch, record):
     real = _adaptive.exponential_mechanism
 
     def spy(scores, eps, *, sensitivity, random_state, **kw):
-        record(scores, eps, sensitivity, inspect.currentframe().f_back.f_locals)
+        # The rounds' frame (run_adaptive, which holds the released history),
+        # above select_candidate.
+        frame = inspect.currentframe().f_back
+        while "total" not in frame.f_locals:
+            frame = frame.f_back
+        record(scores, eps, sensitivity, frame.f_locals)
         return real(
             scores, eps, sensitivity=sensitivity, random_state=random_state, **kw
         )
