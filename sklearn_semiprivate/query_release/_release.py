@@ -288,21 +288,20 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     (results in ``benchmarks/results/query_release.md``): on every 3-way
     marginal of two real survey tables and a synthetic one, with 5% of the
     rows public, i.i.d. or shifted, ``"graphical"`` has a lower mean error
-    than ``"mixture"`` in 17 of the 18 settings (the exception: the
-    synthetic latent-class table, i.i.d., ``epsilon = 0.1``, which a
-    mixture of products fits by construction), and both beat ``"public"``
-    and public-only in mean error everywhere, while ``"representative"``
+    than ``"mixture"`` in 17 of the 18 settings (level in the 18th) and a
+    lower max error in 15, at 3-10 times its fit time, and both beat
+    ``"public"`` and public-only in mean error everywhere, while ``"representative"``
     refuses those tables (its domain is too large to hold). On smaller
     domains (thresholds on the line, marginals of 10 columns with 3
     categories), ``"public"`` had lower error than ``"representative"`` in
     every setting. Hence ``"auto"``. Against private-only AIM (McKenna et
-    al. 2022), paired on one split, ``"graphical"`` has a mean error 0.63-0.99
-    times AIM's in 10 of the 12 real-data settings (1.01-1.08 in the other
-    two) and a lower max error in 6, at 1/14 to 1/200 of its fit time;
-    ``"mixture"`` had 1.03-1.40 times AIM's mean error from ``epsilon =
-    0.5``. ``"auto"`` changes the neighbour relation with the workload:
-    add/remove for ``"graphical"``, replace-one for ``"public"`` (see above;
-    ``support_type_`` says which ran).
+    al. 2022), paired on one split, ``"graphical"`` has a mean error 0.59-0.99
+    times AIM's in 8 of the 12 real-data settings (1.02-1.11 in the other
+    four, GSSvocab at ``epsilon`` 0.5 and 1) and a lower max error in 7, at
+    1/5 to 1/56 of its fit time; ``"mixture"`` had 0.99-1.42 times AIM's
+    mean error from ``epsilon = 0.5``. ``"auto"`` changes the neighbour
+    relation with the workload: add/remove for ``"graphical"``, replace-one
+    for ``"public"`` (see above; ``support_type_`` says which ran).
 
     **Accuracy.** APAP (Theorem 10's proof) runs PMW at accuracy ``alpha / 2``
     (Alg. 3 step 4), so with probability ``1 - beta / 2`` every answer of the
