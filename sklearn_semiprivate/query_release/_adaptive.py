@@ -317,9 +317,9 @@ def plan_mixture(
     points, in the workload's domain; ``row_weights``: their multiplicities).
     ``random_state`` seeds the jitter of copied public rows (public).
     ``estimator``: ``"mixture"`` (:class:`ProductMixture` started at the
-    public rows) or ``"graphical"`` (:class:`GraphicalModel`, started
-    uniform: the public rows enter through the public marginals combined with
-    every measurement).
+    public rows) or ``"graphical"`` (:class:`GraphicalModel`, started at its
+    base measure, the public pair model of :func:`public_base`; the public
+    marginals are also combined with every measurement).
     """
     subsets = query_set.subsets[np.unique(query_set.query_subset)]
     cards = query_set.n_categories

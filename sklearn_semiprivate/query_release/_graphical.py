@@ -143,7 +143,7 @@ class GraphicalModel:
         Categories of every column.
     cliques : list of tuple of int, default=None
         Column sets with a potential (sorted tuples); None is every 1-way
-        set. The model starts uniform.
+        set. Every potential starts at 0: the model starts at its base.
     base : dict, default=None
         Fixed log-potentials ``cols -> array`` (sorted column tuples): the
         log base measure the fit tilts (e.g. a tree fitted to public rows).
