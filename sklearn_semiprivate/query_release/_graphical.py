@@ -258,8 +258,7 @@ class GraphicalModel:
         return beliefs
 
     def calibrate(self):
-        self.log_beliefs = self._beliefs(self.theta)
-        self.beliefs = [np.exp(b) for b in self.log_beliefs]
+        self.beliefs = [np.exp(b) for b in self._beliefs(self.theta)]
 
     def _clique_marginal(self, cols, beliefs):
         k = self.home.get(cols)
@@ -385,8 +384,7 @@ class GraphicalModel:
                 theta = dict(self.theta)
                 for cols, (g, _) in resid.items():
                     theta[cols] = theta[cols] - eta * g.reshape(theta[cols].shape)
-                log_b = self._beliefs(theta)
-                b = [np.exp(x) for x in log_b]
+                b = [np.exp(x) for x in self._beliefs(theta)]
                 new_loss, new_resid = self._loss(b, measurements)
                 # Armijo: the loss falls by half the linear prediction
                 # <g, μ - μ_new> (Private-PGM's line search).
@@ -402,7 +400,7 @@ class GraphicalModel:
                     break
             if converged:
                 break
-            self.theta, self.log_beliefs, self.beliefs = theta, log_b, b
+            self.theta, self.beliefs = theta, b
             loss, resid = new_loss, new_resid
             # (Capped: with a flat loss every step is accepted.)
             self.eta = min(2.0 * eta, _MAX_STEP)
