@@ -12,11 +12,11 @@ et al. 2022, §4), written here with numpy:
 * **Junction tree.** The column sets' interaction graph is triangulated by
   greedy elimination (fewest fill-in edges, then the smallest clique); its
   maximal cliques, joined by a maximum spanning tree on separator sizes, form
-  the junction tree. Sum-product message passing (in log space) gives every
-  maximal clique's marginal; a measured set's marginal is a sum of one of
-  them. A set in no clique is answered by contracting the beliefs of the
-  subtree that covers it, divided by its separators (the junction-tree
-  factorisation ``p = Π β_k / Π μ_s``).
+  the junction tree. Sum-product message passing (in probability space,
+  messages rescaled to sum to one) gives every maximal clique's marginal; a
+  measured set's marginal is a sum of one of them. A set in no clique is
+  answered by contracting the beliefs of the subtree that covers it, divided
+  by its separators (the junction-tree factorisation ``p = Π β_k / Π μ_s``).
 * **Fit.** Mirror descent on ``θ`` (entropic mirror map over the marginal
   polytope, Private-PGM's Alg. 1): ``θ_c ← θ_c - η w_c (μ_c - y_c)``, with an
   Armijo line search on ``η``.
@@ -26,24 +26,12 @@ Everything here is post-processing: it reads released measurements only.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import itertools
-
 import numpy as np
 
 __all__ = ["GraphicalModel", "junction_tree", "public_base"]
 
 # Range of the mirror-descent step (the Armijo search halves and doubles it).
 _MIN_STEP, _MAX_STEP = 1e-8, 1e8
-
-
-def _log_sum(a, axes):
-    """``log Σ exp(a)`` over ``axes`` (kept stable by the maximum)."""
-    if not axes:
-        return a
-    m = np.max(a, axis=axes, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
-    out = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
-    return np.squeeze(out, axis=axes)
 
 
 def _expand(values, cols, within, cards):
@@ -175,6 +163,7 @@ class GraphicalModel:
                 for cl in {**self.theta, **self.base}
             }
             self._order()
+            self._base_pots = None
         self.calibrate()
 
     def _sets(self, extra=()):
@@ -221,29 +210,45 @@ class GraphicalModel:
 
     def _log_potentials(self, theta):
         cards = self.n_categories
-        pots = [np.zeros(cards[list(m)]) for m in self.maximal]
-        for cl, t in itertools.chain(theta.items(), self.base.items()):
+        if self._base_pots is None:
+            # The base's share is fixed between tree rebuilds: summed once.
+            self._base_pots = [np.zeros(cards[list(m)]) for m in self.maximal]
+            for cl, t in self.base.items():
+                k = self.home[cl]
+                self._base_pots[k] += _expand(t, cl, self.maximal[k], cards)
+        pots = list(self._base_pots)
+        for cl, t in theta.items():
             k = self.home[cl]
             pots[k] = pots[k] + _expand(t, cl, self.maximal[k], cards)
         return pots
 
     def _beliefs(self, theta):
-        """Normalised log-beliefs of every maximal clique (two passes)."""
-        cards = self.n_categories
-        pots = self._log_potentials(theta)
+        """Normalised beliefs of every maximal clique (two passes).
+
+        Sum-product in probability space: each clique's potential is
+        exponentiated once, shifted by its maximum, and every message is
+        rescaled to sum to one (the shifts and scales cancel in the
+        normalised beliefs). A message is one ``einsum`` of the clique's table
+        with its other incoming messages, summed onto the separator.
+        """
+        tables = [np.exp(p - p.max()) for p in self._log_potentials(theta)]
         msg = {}
 
-        def send(i, j):
-            # log message i -> j: i's potential times its other messages,
-            # summed over the columns not in the separator.
+        def operands(i, skip):
             m = self.maximal[i]
-            acc = pots[i]
+            ops = [tables[i], list(range(len(m)))]
             for k in self.adj[i]:
-                if k != j:
-                    acc = acc + _expand(msg[k, i], self._separator(k, i), m, cards)
-            sep = self._separator(i, j)
-            axes = tuple(a for a, c in enumerate(m) if c not in sep)
-            msg[i, j] = _log_sum(acc, axes)
+                if k != skip:
+                    ops += [msg[k, i], [m.index(c) for c in self._separator(k, i)]]
+            return ops
+
+        def send(i, j):
+            m = self.maximal[i]
+            out = np.einsum(
+                *operands(i, j), [m.index(c) for c in self._separator(i, j)]
+            )
+            total = out.sum()
+            msg[i, j] = out / total if total > 0 else out
 
         for i in reversed(self.bfs[1:]):
             send(i, self.parent[i])
@@ -251,14 +256,12 @@ class GraphicalModel:
             send(self.parent[i], i)
         beliefs = []
         for i, m in enumerate(self.maximal):
-            acc = pots[i]
-            for k in self.adj[i]:
-                acc = acc + _expand(msg[k, i], self._separator(k, i), m, cards)
-            beliefs.append(acc - _log_sum(acc, tuple(range(len(m)))))
+            b = np.einsum(*operands(i, None), list(range(len(m))))
+            beliefs.append(b / b.sum())
         return beliefs
 
     def calibrate(self):
-        self.beliefs = [np.exp(b) for b in self._beliefs(self.theta)]
+        self.beliefs = self._beliefs(self.theta)
 
     def _clique_marginal(self, cols, beliefs):
         k = self.home.get(cols)
@@ -384,7 +387,7 @@ class GraphicalModel:
                 theta = dict(self.theta)
                 for cols, (g, _) in resid.items():
                     theta[cols] = theta[cols] - eta * g.reshape(theta[cols].shape)
-                b = [np.exp(x) for x in self._beliefs(theta)]
+                b = self._beliefs(theta)
                 new_loss, new_resid = self._loss(b, measurements)
                 # Armijo: the loss falls by half the linear prediction
                 # <g, μ - μ_new> (Private-PGM's line search).
