@@ -13,7 +13,8 @@ et al. 2022, §4), written here with numpy:
   greedy elimination (fewest fill-in edges, then the smallest clique); its
   maximal cliques, joined by a maximum spanning tree on separator sizes, form
   the junction tree. Sum-product message passing (in probability space,
-  messages rescaled to sum to one) gives every maximal clique's marginal; a
+  messages rescaled to sum to one; in log space when a potential spans more
+  than exp's range) gives every maximal clique's marginal; a
   measured set's marginal is a sum of one of them. A set in no clique is
   answered by contracting the beliefs of the subtree that covers it, divided
   by its separators (the junction-tree factorisation ``p = Π β_k / Π μ_s``).
@@ -32,6 +33,19 @@ __all__ = ["GraphicalModel", "junction_tree", "public_base"]
 
 # Range of the mirror-descent step (the Armijo search halves and doubles it).
 _MIN_STEP, _MAX_STEP = 1e-8, 1e8
+# Largest total span of the log-potentials run in probability space (see
+# GraphicalModel._beliefs): exp(-700) is above the smallest normal double.
+_EXP_SPAN = 700.0
+
+
+def _log_sum(a, axes):
+    """``log Σ exp(a)`` over ``axes`` (kept stable by the maximum)."""
+    if not axes:
+        return a
+    m = np.max(a, axis=axes, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    out = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
+    return np.squeeze(out, axis=axes)
 
 
 def _expand(values, cols, within, cards):
@@ -230,8 +244,17 @@ class GraphicalModel:
         rescaled to sum to one (the shifts and scales cancel in the
         normalised beliefs). A message is one ``einsum`` of the clique's table
         with its other incoming messages, summed onto the separator.
+
+        Every table entry is at least ``exp(-span)`` (its potential's max -
+        min) and every rescaled message entry at least the product of those
+        bounds over its subtree divided by the cells summed, so nothing
+        underflows to 0 while ``Σ (span + log cells)`` over the cliques stays
+        within ``_EXP_SPAN`` nats. Beyond it the passes run in log space.
         """
-        tables = [np.exp(p - p.max()) for p in self._log_potentials(theta)]
+        pots = self._log_potentials(theta)
+        if sum(float(np.ptp(p)) + np.log(p.size) for p in pots) > _EXP_SPAN:
+            return self._log_space_beliefs(pots)
+        tables = [np.exp(p - p.max()) for p in pots]
         msg = {}
 
         def operands(i, skip):
@@ -247,18 +270,46 @@ class GraphicalModel:
             out = np.einsum(
                 *operands(i, j), [m.index(c) for c in self._separator(i, j)]
             )
-            total = out.sum()
-            msg[i, j] = out / total if total > 0 else out
+            msg[i, j] = out / out.sum()
 
-        for i in reversed(self.bfs[1:]):
-            send(i, self.parent[i])
-        for i in self.bfs[1:]:
-            send(self.parent[i], i)
+        self._passes(send)
         beliefs = []
         for i, m in enumerate(self.maximal):
             b = np.einsum(*operands(i, None), list(range(len(m))))
             beliefs.append(b / b.sum())
         return beliefs
+
+    def _log_space_beliefs(self, pots):
+        """:meth:`_beliefs` with log messages (any span of the potentials)."""
+        cards = self.n_categories
+        msg = {}
+
+        def incoming(i, skip):
+            m = self.maximal[i]
+            acc = pots[i]
+            for k in self.adj[i]:
+                if k != skip:
+                    acc = acc + _expand(msg[k, i], self._separator(k, i), m, cards)
+            return acc
+
+        def send(i, j):
+            sep = self._separator(i, j)
+            axes = tuple(a for a, c in enumerate(self.maximal[i]) if c not in sep)
+            msg[i, j] = _log_sum(incoming(i, j), axes)
+
+        self._passes(send)
+        beliefs = []
+        for i, m in enumerate(self.maximal):
+            acc = incoming(i, None)
+            beliefs.append(np.exp(acc - _log_sum(acc, tuple(range(len(m))))))
+        return beliefs
+
+    def _passes(self, send):
+        """Leaves to root, then root to leaves."""
+        for i in reversed(self.bfs[1:]):
+            send(i, self.parent[i])
+        for i in self.bfs[1:]:
+            send(self.parent[i], i)
 
     def calibrate(self):
         self.beliefs = self._beliefs(self.theta)

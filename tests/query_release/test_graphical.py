@@ -70,6 +70,28 @@ def test_every_marginal_is_exact(seed):
     assert any(not g.contains(c) for c in itertools.combinations(range(6), 3))
 
 
+def test_marginals_stay_exact_with_potentials_spanning_thousands():
+    # Messages run in probability space: potentials far beyond exp's range
+    # (a cell 5000 nats below another) must neither underflow a whole
+    # message to 0 nor lose the cells that carry the mass.
+    # (0, 1) all but rules out column 1 = 1, (1, 2, 3) column 1 = 0: the
+    # two cliques' tables, each shifted by its own maximum, have disjoint
+    # support on the separator unless no entry underflows to 0.
+    rng = np.random.default_rng(3)
+    g = GraphicalModel(CARDS, CLIQUES)
+    for c in g.theta:
+        g.theta[c] = rng.normal(size=g.theta[c].shape)
+    g.theta[0, 1][:, 1] -= 5000.0
+    g.theta[1, 2, 3][0] -= 5001.0
+    g.calibrate()
+    p = _dense(g)
+    assert np.all(np.isfinite(np.concatenate([b.ravel() for b in g.beliefs])))
+    for cols in itertools.combinations(range(CARDS.size), 2):
+        np.testing.assert_allclose(
+            g.marginal(cols), _dense_marginal(p, cols), atol=1e-12
+        )
+
+
 def test_base_measure_enters_the_distribution():
     rng = np.random.default_rng(5)
     base = {(0, 4): rng.normal(size=(3, 2))}
