@@ -19,6 +19,7 @@ runs.
 
 import argparse
 import itertools
+import json
 import sys
 import time
 import warnings
@@ -147,10 +148,17 @@ def main(argv=None):
         help=f"comma-separated, from {list(TUNING)} (default: all), or accuracy.py's",
     )
     parser.add_argument("--estimator", choices=list(ESTIMATORS), default="logistic")
+    parser.add_argument(
+        "--grid",
+        help="JSON object replacing the estimator's grid, e.g. "
+        + json.dumps({"n_epochs": [10, 30]}),
+    )
     args = parser.parse_args(argv)
     names = args.datasets.split(",") if args.datasets else list(TUNING)
     DATASETS.update(TUNING)
     estimator, grid = ESTIMATORS[args.estimator]
+    if args.grid:
+        grid = json.loads(args.grid)
     configs = [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
     print(f"Tuning {estimator.__name__} (benchmarks/tune_logistic.py)")
     print("Command: python benchmarks/tune_logistic.py " + " ".join(sys.argv[1:]))
