@@ -36,6 +36,9 @@ _MIN_STEP, _MAX_STEP = 1e-8, 1e8
 # Largest total span of the log-potentials run in probability space (see
 # GraphicalModel._beliefs): exp(-700) is above the smallest normal double.
 _EXP_SPAN = 700.0
+# Cliques up to this many cells are summed directly for every marginal; larger
+# ones share their partial sums (GraphicalModel._clique_marginal).
+_DIRECT_CELLS = 2**12
 
 
 def _log_sum(a, axes):
@@ -314,13 +317,43 @@ class GraphicalModel:
     def calibrate(self):
         self.beliefs = self._beliefs(self.theta)
 
-    def _clique_marginal(self, cols, beliefs):
+    def _clique_marginal(self, cols, beliefs, cache=None):
+        """Marginal of sorted ``cols`` (inside a clique), flat.
+
+        With a ``cache`` dict (valid for these ``beliefs`` only) and a clique
+        of more than ``_DIRECT_CELLS`` cells, the clique's table is reduced
+        one column at a time, the smallest column not in ``cols`` first, and
+        every intermediate table is kept: the marginals of many small sets of
+        one large clique then share the sums over its large tables instead of
+        each summing the whole clique.
+        """
         k = self.home.get(cols)
         if k is None:
             k = self._container(cols)
+        return self._sum_to(k, cols, beliefs, cache).ravel()
+
+    def _sum_to(self, k, cols, beliefs, cache=None):
+        """Clique ``k``'s table summed onto its sorted columns ``cols``."""
         m = self.maximal[k]
-        axes = tuple(a for a, c in enumerate(m) if c not in cols)
-        return beliefs[k].sum(axis=axes).ravel()
+        if len(cols) == len(m):
+            return beliefs[k]
+        if cache is None or self.size(m) <= _DIRECT_CELLS:
+            axes = tuple(a for a, c in enumerate(m) if c not in cols)
+            return beliefs[k].sum(axis=axes)
+        return self._reduced(k, cols, beliefs, cache)
+
+    def _reduced(self, k, cols, beliefs, cache):
+        m = self.maximal[k]
+        if len(cols) == len(m):
+            return beliefs[k]
+        key = (k, cols)
+        if key not in cache:
+            # The parent keeps one more column: the largest one dropped.
+            extra = max(c for c in m if c not in cols)
+            parent = tuple(sorted((*cols, extra)))
+            table = self._reduced(k, parent, beliefs, cache)
+            cache[key] = table.sum(axis=parent.index(extra))
+        return cache[key]
 
     def _container(self, cols):
         inside = [k for k, m in enumerate(self.maximal) if set(cols) <= set(m)]
@@ -328,33 +361,35 @@ class GraphicalModel:
             return None
         return min(inside, key=lambda k: self.size(self.maximal[k]))
 
-    def marginal(self, cols):
+    def marginal(self, cols, cache=None):
         """Marginal of the column set ``cols``, flat in C order of ``cols``.
 
         The columns may come in any order (the cells follow it); a repeated
-        column is refused.
+        column is refused. ``cache``: a dict shared by calls between two
+        calibrations (see :meth:`_clique_marginal`).
         """
         cols = tuple(int(c) for c in cols)
         key = tuple(sorted(cols))
         if len(set(cols)) != len(cols):
             raise ValueError(f"A column set holds distinct columns, got {cols}.")
         if self._container(key) is not None:
-            out = self._clique_marginal(key, self.beliefs)
+            out = self._clique_marginal(key, self.beliefs, cache)
         else:
-            out = self._contract(key)
+            out = self._contract(key, cache)
         if cols == key:
             return out
         table = out.reshape(self.n_categories[list(key)])
         return np.transpose(table, [key.index(c) for c in cols]).ravel()
 
-    def _contract(self, cols):
+    def _contract(self, cols, cache=None):
         """A set in no clique: ``Σ Π β_k / Π μ_s`` over the covering subtree.
 
         The subtree joins a clique holding each column (the calibrated
         branches outside it sum to one); it is contracted from its leaves up,
         each node keeping only the query's columns and its separator with its
         parent, so no table holds more than one clique's columns plus the
-        query's.
+        query's. Each clique is first summed onto the columns the contraction
+        needs of it (the query's, and its separators in the subtree).
         """
         targets = {min((k for k, m in enumerate(self.maximal) if c in m)) for c in cols}
         keep = set()
@@ -373,17 +408,20 @@ class GraphicalModel:
         for k in reversed(self.bfs):  # children before parents
             if k not in keep:
                 continue
-            table, names = self.beliefs[k], list(self.maximal[k])
-            for child in (c for c in self.adj[k] if c in done and self.parent[c] == k):
-                table, names = _product(table, names, *done.pop(child))
             p = self.parent[k]
             sep = self._separator(k, p) if p in keep else ()
+            children = [c for c in self.adj[k] if c in done and self.parent[c] == k]
+            needed = wanted.union(sep, *(self._separator(c, k) for c in children))
+            names = [c for c in self.maximal[k] if c in needed]
+            table = self._sum_to(k, tuple(names), self.beliefs, cache)
+            for child in children:
+                table, names = _product(table, names, *done.pop(child))
             kept = [c for c in names if c in wanted or c in sep]
             axes = tuple(a for a, c in enumerate(names) if c not in kept)
             table = table.sum(axis=axes) if axes else table
             if p in keep:
                 mu = (
-                    self._clique_marginal(sep, self.beliefs).reshape(
+                    self._clique_marginal(sep, self.beliefs, cache).reshape(
                         self.n_categories[list(sep)]
                     )
                     if sep
@@ -406,13 +444,15 @@ class GraphicalModel:
 
     def all_marginals(self, cliques):
         """Marginals of many sorted column tuples: a dict ``cols -> flat``."""
-        return {tuple(c): self.marginal(c) for c in cliques}
+        cache = {}
+        return {tuple(c): self.marginal(c, cache) for c in cliques}
 
     def _loss(self, beliefs, measurements):
         loss = 0.0
         resid = {}
+        cache = {}
         for cols, y, w in measurements:
-            r = self._clique_marginal(cols, beliefs) - y
+            r = self._clique_marginal(cols, beliefs, cache) - y
             loss += 0.5 * float((w * r) @ r)
             resid[cols] = (w * r, r)
         return loss, resid

@@ -10,6 +10,7 @@ from sklearn_semiprivate.query_release import (
     MarginalQueries,
     PublicAssistedQueryRelease,
     _adaptive,
+    _graphical,
 )
 from sklearn_semiprivate.query_release._graphical import (
     GraphicalModel,
@@ -90,6 +91,27 @@ def test_marginals_stay_exact_with_potentials_spanning_thousands():
         np.testing.assert_allclose(
             g.marginal(cols), _dense_marginal(p, cols), atol=1e-12
         )
+
+
+def test_all_marginals_share_the_sums_of_a_large_clique_exactly():
+    # A 13-column clique (8192 cells, above _DIRECT_CELLS) joined by a chain
+    # to two more columns: all_marginals reduces the large clique through
+    # shared partial sums, in and out of cliques; every 1-3-way marginal
+    # must equal brute force.
+    cards = np.array([2] * 13 + [3, 2])
+    cliques = [tuple(range(13)), (12, 13), (13, 14)]
+    rng = np.random.default_rng(7)
+    g = GraphicalModel(cards, cliques)
+    for c in g.theta:
+        g.theta[c] = rng.normal(size=g.theta[c].shape)
+    g.calibrate()
+    assert g.size(max(g.maximal, key=len)) > _graphical._DIRECT_CELLS
+    p = _dense(g)
+    sets = [c for r in (1, 2, 3) for c in itertools.combinations(range(15), r)]
+    got = g.all_marginals(sets)
+    assert any(not g.contains(c) for c in sets)
+    for cols in sets:
+        np.testing.assert_allclose(got[cols], _dense_marginal(p, cols), atol=1e-12)
 
 
 def test_base_measure_enters_the_distribution():
