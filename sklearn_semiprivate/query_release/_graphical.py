@@ -13,11 +13,12 @@ et al. 2022, §4), written here with numpy:
   greedy elimination (fewest fill-in edges, then the smallest clique); its
   maximal cliques, joined by a maximum spanning tree on separator sizes, form
   the junction tree. Sum-product message passing (in probability space,
-  messages rescaled to sum to one; in log space when a potential spans more
-  than exp's range) gives every maximal clique's marginal; a
-  measured set's marginal is a sum of one of them. A set in no clique is
-  answered by contracting the beliefs of the subtree that covers it, divided
-  by its separators (the junction-tree factorisation ``p = Π β_k / Π μ_s``).
+  messages rescaled to sum to one; in log space when the potentials span
+  more than exp's range) gives every maximal clique's marginal; a measured
+  set's marginal is a sum of one of them (many sets of one large clique share
+  its partial sums). A set in no clique is answered by contracting the
+  beliefs of the subtree that covers it, divided by its separators (the
+  junction-tree factorisation ``p = Π β_k / Π μ_s``).
 * **Fit.** Mirror descent on ``θ`` (entropic mirror map over the marginal
   polytope, Private-PGM's Alg. 1): ``θ_c ← θ_c - η w_c (μ_c - y_c)``, with an
   Armijo line search on ``η``.
@@ -325,7 +326,10 @@ class GraphicalModel:
         one column at a time, the smallest column not in ``cols`` first, and
         every intermediate table is kept: the marginals of many small sets of
         one large clique then share the sums over its large tables instead of
-        each summing the whole clique.
+        each summing the whole clique. For sets of at most ``k`` columns the
+        kept tables hold fewer than ``2**(k + 1)`` times the clique's cells
+        (binary columns; fewer with more categories): 15 times for every
+        1-3-way set of a 16-column binary clique.
         """
         k = self.home.get(cols)
         if k is None:
