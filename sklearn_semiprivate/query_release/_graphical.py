@@ -341,7 +341,7 @@ class GraphicalModel:
         m = self.maximal[k]
         if len(cols) == len(m):
             return beliefs[k]
-        if cache is None or self.size(m) <= _DIRECT_CELLS:
+        if cache is None or beliefs[k].size <= _DIRECT_CELLS:
             axes = tuple(a for a, c in enumerate(m) if c not in cols)
             return beliefs[k].sum(axis=axes)
         return self._reduced(k, cols, beliefs, cache)
