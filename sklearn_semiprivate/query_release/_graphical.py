@@ -228,7 +228,7 @@ class GraphicalModel:
 
     def _log_potentials(self, theta):
         cards = self.n_categories
-        if self._base_pots is None:
+        if getattr(self, "_base_pots", None) is None:
             # The base's share is fixed between tree rebuilds: summed once.
             self._base_pots = [np.zeros(cards[list(m)]) for m in self.maximal]
             for cl, t in self.base.items():
@@ -246,8 +246,8 @@ class GraphicalModel:
         Sum-product in probability space: each clique's potential is
         exponentiated once, shifted by its maximum, and every message is
         rescaled to sum to one (the shifts and scales cancel in the
-        normalised beliefs). A message is one ``einsum`` of the clique's table
-        with its other incoming messages, summed onto the separator.
+        normalised beliefs). A message is the clique's table times its other
+        incoming messages, summed onto the separator.
 
         Every table entry is at least ``exp(-span)`` (its potential's max -
         min) and every rescaled message entry at least the product of those
@@ -259,27 +259,30 @@ class GraphicalModel:
         if sum(float(np.ptp(p)) + np.log(p.size) for p in pots) > _EXP_SPAN:
             return self._log_space_beliefs(pots)
         tables = [np.exp(p - p.max()) for p in pots]
+        cards = self.n_categories
         msg = {}
 
-        def operands(i, skip):
+        def incoming(i, skip):
+            # The table times its other messages (one over an empty
+            # separator is a constant, which the normalisation removes).
             m = self.maximal[i]
-            ops = [tables[i], list(range(len(m)))]
+            acc = tables[i]
             for k in self.adj[i]:
-                if k != skip:
-                    ops += [msg[k, i], [m.index(c) for c in self._separator(k, i)]]
-            return ops
+                sep = self._separator(k, i)
+                if k != skip and sep:
+                    acc = acc * _expand(msg[k, i], sep, m, cards)
+            return acc
 
         def send(i, j):
-            m = self.maximal[i]
-            out = np.einsum(
-                *operands(i, j), [m.index(c) for c in self._separator(i, j)]
-            )
+            sep = self._separator(i, j)
+            axes = tuple(a for a, c in enumerate(self.maximal[i]) if c not in sep)
+            out = incoming(i, j).sum(axis=axes)
             msg[i, j] = out / out.sum()
 
         self._passes(send)
         beliefs = []
-        for i, m in enumerate(self.maximal):
-            b = np.einsum(*operands(i, None), list(range(len(m))))
+        for i in range(len(self.maximal)):
+            b = incoming(i, None)
             beliefs.append(b / b.sum())
         return beliefs
 
@@ -328,8 +331,9 @@ class GraphicalModel:
         one large clique then share the sums over its large tables instead of
         each summing the whole clique. For sets of at most ``k`` columns the
         kept tables hold fewer than ``2**(k + 1)`` times the clique's cells
-        (binary columns; fewer with more categories): 15 times for every
-        1-3-way set of a 16-column binary clique.
+        (binary columns; fewer with more categories, and 1-category columns
+        are never summed along the chain): 15 times for every 1-3-way set of
+        a 16-column binary clique.
         """
         k = self.home.get(cols)
         if k is None:
@@ -347,15 +351,24 @@ class GraphicalModel:
         return self._reduced(k, cols, beliefs, cache)
 
     def _reduced(self, k, cols, beliefs, cache):
-        m = self.maximal[k]
-        if len(cols) == len(m):
-            return beliefs[k]
+        # The chain runs over the columns of more than one category (summing
+        # out a 1-category column does not shrink a table): the clique's
+        # table without them is a view, and ``cols``' table a reshape.
+        cards = self.n_categories
+        table = self._chain(k, tuple(c for c in cols if cards[c] > 1), beliefs, cache)
+        return table.reshape(cards[list(cols)])
+
+    def _chain(self, k, cols, beliefs, cache):
+        cards = self.n_categories
+        full = [c for c in self.maximal[k] if cards[c] > 1]
+        if len(cols) == len(full):
+            return beliefs[k].reshape(cards[full])
         key = (k, cols)
         if key not in cache:
             # The parent keeps one more column: the largest one dropped.
-            extra = max(c for c in m if c not in cols)
+            extra = max(c for c in full if c not in cols)
             parent = tuple(sorted((*cols, extra)))
-            table = self._reduced(k, parent, beliefs, cache)
+            table = self._chain(k, parent, beliefs, cache)
             cache[key] = table.sum(axis=parent.index(extra))
         return cache[key]
 
@@ -377,7 +390,8 @@ class GraphicalModel:
         if len(set(cols)) != len(cols):
             raise ValueError(f"A column set holds distinct columns, got {cols}.")
         if self._container(key) is not None:
-            out = self._clique_marginal(key, self.beliefs, cache)
+            # (A copy: the sum may be a view of the beliefs or the cache.)
+            out = np.array(self._clique_marginal(key, self.beliefs, cache))
         else:
             out = self._contract(key, cache)
         if cols == key:

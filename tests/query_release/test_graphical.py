@@ -330,3 +330,44 @@ def test_same_seed_same_release_and_deterministic_outputs():
     np.testing.assert_array_equal(a.transform(a.queries), a.answers_)
     s1, s2 = a.sample(50, random_state=0), a.sample(50, random_state=0)
     np.testing.assert_array_equal(s1, s2)
+
+
+def test_seventy_unmeasured_columns_hang_off_one_clique():
+    # Columns in no measured set become 1-column cliques joined to node 0 by
+    # empty separators: a node with 69 neighbours (beyond einsum's 64
+    # operands) must still pass its messages.
+    g = GraphicalModel([2] * 70)
+    g.theta[(3,)] = np.array([0.0, np.log(3.0)])
+    g.calibrate()
+    np.testing.assert_allclose(g.marginal((3,)), [0.25, 0.75], atol=1e-12)
+    np.testing.assert_allclose(g.marginal((0, 69)), [0.25] * 4, atol=1e-12)
+
+
+def test_partial_sum_cache_stays_within_its_bound_with_one_category_columns():
+    # Summing out a 1-category column does not shrink a table: the chain
+    # must skip them, or the cache grows with their number (it was 724x the
+    # clique with 10 of them, 8058x with 20).
+    cards = np.array([1] * 20 + [2] * 13)
+    g = GraphicalModel(cards, [tuple(range(33))])
+    for c in g.theta:
+        g.theta[c] = np.random.default_rng(0).normal(size=g.theta[c].shape)
+    g.calibrate()
+    cache = {}
+    sets = [c for r in (1, 2, 3) for c in itertools.combinations(range(33), r)]
+    for cols in sets:
+        g._clique_marginal(cols, g.beliefs, cache)
+    assert sum(t.size for t in cache.values()) < 2**4 * g.beliefs[0].size
+    p = _dense(g)
+    for cols in sets[::37]:
+        np.testing.assert_allclose(
+            g.marginal(cols), _dense_marginal(p, cols), atol=1e-12
+        )
+
+
+def test_marginals_are_copies_not_views_of_the_model():
+    g = _random_model(4)
+    whole = g.maximal[0]
+    before = g.marginal(whole).copy()
+    g.marginal(whole)[:] = 0.0
+    g.all_marginals([whole])[whole][:] = 0.0
+    np.testing.assert_array_equal(g.marginal(whole), before)
