@@ -495,7 +495,11 @@ class GraphicalModel:
             while True:
                 theta = dict(self.theta)
                 for cols, (g, _) in resid.items():
-                    theta[cols] = theta[cols] - eta * g.reshape(theta[cols].shape)
+                    # Less its mean: a constant added to a potential changes
+                    # nothing (p is normalised), and targets that do not sum
+                    # to 1 would otherwise drift it without bound.
+                    step = eta * (g - g.mean())
+                    theta[cols] = theta[cols] - step.reshape(theta[cols].shape)
                 b = self._beliefs(theta)
                 new_loss, new_resid = self._loss(b, measurements)
                 # Armijo: the loss falls by half the linear prediction

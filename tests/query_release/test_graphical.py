@@ -371,3 +371,16 @@ def test_marginals_are_copies_not_views_of_the_model():
     g.marginal(whole)[:] = 0.0
     g.all_marginals([whole])[whole][:] = 0.0
     np.testing.assert_array_equal(g.marginal(whole), before)
+
+
+def test_potentials_stay_bounded_when_noisy_targets_do_not_sum_to_one():
+    # The part of a gradient along the constants moves no probability; left
+    # in, it drifted the potentials to |theta| ~ 1e10 (the step grows while
+    # the loss cannot fall), losing float precision.
+    g = GraphicalModel([1, 2, 3], [(0,), (1, 2)])
+    target = np.array([0.3, 0.2, 0.1, 0.1, 0.2, 0.4])  # sums to 1.3
+    g.fit([((0,), np.array([1.4]), 1.0), ((1, 2), target, 1.0)], 300)
+    assert max(np.abs(t).max() for t in g.theta.values()) < 50
+    # The fit still reaches the least-squares point of the simplex: the
+    # target less 0.3 / 6 in every cell (all of them stay positive).
+    np.testing.assert_allclose(g.marginal((1, 2)), target - 0.05, atol=1e-3)
