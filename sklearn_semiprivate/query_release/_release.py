@@ -299,10 +299,11 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     times AIM's in 8 of the 12 real-data settings (equal in one, 1.03-1.07 in
     three, GSSvocab at ``epsilon`` 0.5 and 1) and a lower max error in 7, at
     1/7 to 1/159 of its fit time (on a second split, at ``epsilon`` 0.1 and
-    0.5: 0.61-0.98 times AIM's mean error in all 8 settings); ``"mixture"`` had 1.02-1.39 times AIM's
-    mean error from ``epsilon = 0.5``. ``"auto"`` changes the neighbour
-    relation with the workload: add/remove for ``"graphical"``, replace-one
-    for ``"public"`` (see above; ``support_type_`` says which ran).
+    0.5: 0.61-0.98 times AIM's mean error in all 8 settings); ``"mixture"``
+    had 1.02-1.39 times AIM's mean error from ``epsilon = 0.5``. ``"auto"``
+    changes the neighbour relation with the workload: add/remove for
+    ``"graphical"``, replace-one for ``"public"`` (see above;
+    ``support_type_`` says which ran).
 
     **Accuracy.** APAP (Theorem 10's proof) runs PMW at accuracy ``alpha / 2``
     (Alg. 3 step 4), so with probability ``1 - beta / 2`` every answer of the
