@@ -389,9 +389,10 @@ class GraphicalModel:
         key = tuple(sorted(cols))
         if len(set(cols)) != len(cols):
             raise ValueError(f"A column set holds distinct columns, got {cols}.")
-        if self._container(key) is not None:
+        k = self._container(key)
+        if k is not None:
             # (A copy: the sum may be a view of the beliefs or the cache.)
-            out = np.array(self._clique_marginal(key, self.beliefs, cache))
+            out = np.array(self._sum_to(k, key, self.beliefs, cache)).ravel()
         else:
             out = self._contract(key, cache)
         if cols == key:
