@@ -110,8 +110,9 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         the number of columns plus one);
         ``selection`` must be ``"exponential"`` and ``measurement``
         ``"gaussian"``. Guarantees add/remove neighbours (see Notes).
-        ``"graphical"``: the same rounds, conditions and guarantee, and a
-        released distribution that is a graphical model (the estimator of
+        ``"graphical"``: the same rounds (with ``n_iterations=None``:
+        ``8 sqrt(min(epsilon, 1))``, at least 5, per column), conditions and
+        guarantee, and a released distribution that is a graphical model (the estimator of
         Private-PGM and AIM: the distribution of largest entropy, relative to
         a pair model fitted to the public rows, that matches every
         measurement in weighted least squares; exact marginals by junction
