@@ -37,6 +37,7 @@ from sklearn_semiprivate import (
     SemiPrivateLogisticRegression,
     SemiPrivateTreeClassifier,
 )
+from sklearn_semiprivate.classifiers import _logistic_sgd
 
 EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0)
 # --estimator -> (class, grid of its parameters)
@@ -121,11 +122,13 @@ TUNING = {
 }
 
 
-def _run(name, seed, shift, estimator, configs, epsilons):
+def _run(name, seed, shift, estimator, configs, epsilons, sgd_settings=None):
     warnings.simplefilter("ignore")
     import _datasets  # the module make_split reads, in a worker process too
 
     _datasets.DATASETS.update(TUNING)
+    if sgd_settings:  # set in the worker: a process pool re-imports the package
+        _logistic_sgd.SGD_SETTINGS.update(sgd_settings)
     s = make_split(name, seed, shift)
     lr = LogisticRegression(max_iter=2000).fit(s.X_private, s.y_private)
     ref = lr.score(s.X_test, s.y_test)
@@ -153,7 +156,14 @@ def main(argv=None):
         help="JSON object replacing the estimator's grid, e.g. "
         + json.dumps({"n_epochs": [10, 30]}),
     )
+    parser.add_argument(
+        "--sgd-settings",
+        help="JSON object updating SemiPrivateLogisticRegression's SGD solver "
+        "settings (sampling_rate, n_epochs, radius), e.g. "
+        + json.dumps({"radius": 20.0, "n_epochs": 10.0}),
+    )
     args = parser.parse_args(argv)
+    sgd_settings = json.loads(args.sgd_settings) if args.sgd_settings else None
     names = args.datasets.split(",") if args.datasets else list(TUNING)
     DATASETS.update(TUNING)
     estimator, grid = ESTIMATORS[args.estimator]
@@ -165,7 +175,7 @@ def main(argv=None):
     print_environment()
     started = time.time()
     tasks = [
-        delayed(_run)(n, seed, shift, estimator, configs, EPSILONS)
+        delayed(_run)(n, seed, shift, estimator, configs, EPSILONS, sgd_settings)
         for n in names
         for seed in range(args.seeds)
         for shift in ("iid", "selection")

@@ -87,9 +87,11 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
     delta : float, default=1e-5
         Privacy target in ``(0, 1)``.
     solver : {"sgd", "mm"}, default="sgd"
-        ``"sgd"``: projected DP-SGD with :class:`PrivateSGDClassifier`'s
-        defaults (sampling rate 0.01, 10 epochs, clip norm 1, weights in a
-        ball of radius 20). ``"mm"``: the private Gram matrix and
+        ``"sgd"``: projected DP-SGD as in :class:`PrivateSGDClassifier`
+        (sampling rate 0.01, 20 epochs, clip norm 1, weights in a ball of
+        radius 40: twice that estimator's epochs and radius, for the bins'
+        weights; ``benchmarks/results/sgd_tuning.md``). ``"mm"``: the
+        private Gram matrix and
         ``n_steps`` MM steps. On seven tables held out of the accuracy
         benchmark SGD had the smaller mean and worst gap to non-private
         logistic regression at every epsilon
