@@ -289,19 +289,20 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     (results in ``benchmarks/results/query_release.md``): on every 3-way
     marginal of two real survey tables and a synthetic one, with 5% of the
     rows public, i.i.d. or shifted, ``"graphical"`` has a lower mean error
-    than ``"mixture"`` in 16 of the 18 settings (within 1% in the other two)
-    and a lower max error in 11, at 1.2-4 times its fit time, and both beat
+    than ``"mixture"`` in 17 of the 18 settings and a lower max error in
+    16, at 1.3-4.2 times its fit time, and both beat
     ``"public"`` and public-only in mean error everywhere, while ``"representative"``
     refuses those tables (its domain is too large to hold). On smaller
     domains (thresholds on the line, marginals of 10 columns with 3
     categories), ``"public"`` had lower error than ``"representative"`` in
     every setting. Hence ``"auto"``. Against private-only AIM (McKenna et
-    al. 2022), paired on one split, ``"graphical"`` has a mean error 0.59-0.99
-    times AIM's in 8 of the 12 real-data settings (equal in one, 1.03-1.07 in
-    three, GSSvocab at ``epsilon`` 0.5 and 1) and a lower max error in 7, at
-    1/7 to 1/159 of its fit time (on a second split, at ``epsilon`` 0.1 and
-    0.5: 0.61-0.98 times AIM's mean error in all 8 settings); ``"mixture"``
-    had 1.02-1.39 times AIM's mean error from ``epsilon = 0.5``. ``"auto"``
+    al. 2022), paired on one split, ``"graphical"`` has a mean error 0.56-0.95
+    times AIM's in 9 of the 12 real-data settings (level in one, 1.03-1.15 in
+    two, GSSvocab at ``epsilon`` 0.5 and 1) and a lower max error in 9, at
+    1/8 to 1/127 of its fit time (on a second split, at ``epsilon`` 0.1 and
+    0.5, with the earlier round budget of ``16 d``: 0.61-0.98 times AIM's
+    mean error in all 8 settings); ``"mixture"`` had 1.04-1.42 times AIM's
+    mean error from ``epsilon = 0.5``. ``"auto"``
     changes the neighbour relation with the workload: add/remove for
     ``"graphical"``, replace-one for ``"public"`` (see above;
     ``support_type_`` says which ran).
