@@ -14,8 +14,9 @@ For marginal workloads the default of
 exponential mechanism and measure all its cells with Gaussian noise. Between
 rounds, a graphical model is fitted to every measurement; this is the
 estimator of Private-PGM and AIM. Its base measure is a model of the public
-rows' strongest pairs. ``support="mixture"`` runs the same rounds with another
-estimator, a mixture of product distributions started at the public rows.
+rows' strongest pairs. ``support="mixture"`` runs the same kind of rounds (up to
+twice as many) with another estimator, a mixture of product
+distributions started at the public rows.
 Both are compared here with the public rows alone.
 
 The data is the breast cancer table shipped with scikit-learn. Five

@@ -3,7 +3,8 @@
 ``support="graphical"`` and ``support="mixture"`` of
 :class:`PublicAssistedQueryRelease`, for :class:`MarginalQueries` workloads.
 The rounds are those of AIM (McKenna, Mullins, Sheldon & Miklau 2022, Alg. 2)
-for both; the estimator differs (post-processing):
+for both, with a round budget per estimator (``ROUNDS_PER_COLUMN``); the
+estimator differs (post-processing):
 
 * ``"graphical"``: a junction-tree graphical model (:mod:`._graphical`, the
   estimator of Private-PGM and AIM), its base measure a pair model of the
@@ -12,7 +13,8 @@ for both; the estimator differs (post-processing):
 * ``"mixture"``: a relaxed synthetic dataset started at the public rows
   (:mod:`._mixture`).
 
-The steps (the mixture's start and the model's base are the only differences):
+The steps (the round budget, the mixture's start and the model's base are the
+only differences):
 
 1. (Public.) Candidates: every column set of at most 3 columns inside a column
    set of the workload, weighted by ``w_c = sum_S |c ∩ S|`` over the
@@ -97,8 +99,8 @@ MEASUREMENT_SHARE = 0.9
 # 5 d at 0.1): issue 14, scratch, 5 splits of GSSvocab and rwm5yr, i.i.d. and
 # shifted, at epsilon = 0.5 and 1: 8 d instead of 16 d lowered the mean error
 # in 6 of 8 settings (by 1.4-3.7%; rwm5yr shifted rose by 1.4-2.3%) and the
-# max error in 7 of 8 (by 3-25%); at epsilon = 0.1 a floor of 4 d instead of
-# 5 d raised both by up to 3-7%.
+# max error in 7 of 8 (by 3-25%); at epsilon = 0.1 (3 splits) a floor of 4 d
+# instead of 5 d raised the mean error by up to 2.7% and the max by up to 6.8%.
 ROUNDS_PER_COLUMN = {"mixture": 16, "graphical": 8}
 MIN_ROUNDS_PER_COLUMN = {"mixture": 4, "graphical": 5}
 # Largest measured column set.
