@@ -299,9 +299,9 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     al. 2022), paired on one split, ``"graphical"`` has a mean error 0.56-0.95
     times AIM's in 9 of the 12 real-data settings (level in one, 1.03-1.15 in
     two, GSSvocab at ``epsilon`` 0.5 and 1) and a lower max error in 9, at
-    1/8 to 1/127 of its fit time (on a second split, at ``epsilon`` 0.1 and
-    0.5, with the earlier round budget of ``16 d``: 0.61-0.98 times AIM's
-    mean error in all 8 settings); ``"mixture"`` had 1.04-1.42 times AIM's
+    1/8 to 1/127 of its fit time (3-split means; on a second split, at
+    ``epsilon`` 0.1 and 0.5: 0.68-0.99 times AIM's mean error in all 8
+    settings, a lower max in 5); ``"mixture"`` had 1.04-1.42 times AIM's
     mean error from ``epsilon = 0.5``. ``"auto"``
     changes the neighbour relation with the workload: add/remove for
     ``"graphical"``, replace-one for ``"public"`` (see above;
