@@ -494,7 +494,11 @@ def report(args, df, metas, rows, dpl_note, dpl_versions, times):
             f"  diffprivlib {v['diffprivlib']} (scikit-learn {v['scikit-learn']}, "
             f"numpy {v['numpy']}, python {v['python']}) at {v['executable']}"
         )
-    print(f"  checkout: {_checkout()}")
+    print(f"  checkout at the start: {args.checkout}")
+    print(
+        f"  load average at the start: {args.load}; "
+        f"at the end: {' '.join(f'{v:.1f}' for v in os.getloadavg())}"
+    )
     print(f"diffprivlib rows: {dpl_note}")
     print(
         f"\nSetting: {len(args.seeds)} seeds {args.seeds}; public = "
@@ -601,6 +605,9 @@ def report(args, df, metas, rows, dpl_note, dpl_versions, times):
 
 def main(argv=None):
     args = parse_args(argv)
+    # Recorded before the fits: the code the rows ran, and the machine's load.
+    args.checkout = _checkout()
+    args.load = " ".join(f"{v:.1f}" for v in os.getloadavg())
     start = time.perf_counter()
     filters = args.rows.split(",") if args.rows else None
     rows = [
