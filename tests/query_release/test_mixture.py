@@ -109,6 +109,28 @@ def test_fit_spends_exactly_the_budget(support):
     assert qr.replace_one_privacy_.epsilon > eps
 
 
+@pytest.mark.parametrize(
+    "support, epsilon, rounds",
+    # 5 columns: the mixture plans round(5 * max(16 sqrt(eps), 4)) rounds,
+    # the graphical model round(5 * max(8 sqrt(eps), 5)).
+    [
+        ("mixture", 0.5, 57),
+        ("graphical", 0.5, 28),
+        ("mixture", 0.1, 25),
+        ("graphical", 0.1, 25),
+    ],
+)
+def test_round_budget_per_estimator(support, epsilon, rounds):
+    X, Xp = _data(n=1000, n_pub=50)
+    qr = PublicAssistedQueryRelease(
+        QUERIES, epsilon=epsilon, delta=1e-6, support=support, random_state=0
+    ).fit(X, X_public=PublicData(Xp))
+    rho = zcdp_budget(epsilon, 1e-6)
+    # The first scale (the 1-way marginals) is set by the planned rounds.
+    expected = math.sqrt(rounds / (2 * 0.9 * rho))
+    np.testing.assert_allclose(qr.noise_scales_[:5], expected, rtol=1e-12)
+
+
 @pytest.mark.parametrize("support", ADAPTIVE)
 def test_accountant_charged_once_with_the_spend(support):
     X, Xp = _data(n=1000, n_pub=50)
