@@ -112,12 +112,12 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         ``"gaussian"``. Guarantees add/remove neighbours (see Notes).
         ``"graphical"``: the same rounds (with ``n_iterations=None``:
         ``8 sqrt(min(epsilon, 1))``, at least 5, per column), conditions and
-        guarantee, and a released distribution that is a graphical model (the estimator of
-        Private-PGM and AIM: the distribution of largest entropy, relative to
-        a pair model fitted to the public rows, that matches every
-        measurement in weighted least squares; exact marginals by junction
-        tree); a candidate that would grow its junction tree past 2^20
-        cells is not selectable.
+        guarantee, and a released distribution that is a graphical model (the
+        estimator of Private-PGM and AIM: the distribution of largest
+        entropy, relative to a pair model fitted to the public rows, that
+        matches every measurement in weighted least squares; exact marginals
+        by junction tree); a candidate that would grow its junction tree past
+        2^20 cells is not selectable.
     n_iterations : int, default=None
         Largest number of PMW updates (``"representative"``) or number of MWEM
         rounds (``"public"``); the privacy calibration uses it. With
