@@ -18,7 +18,9 @@ from sklearn_semiprivate.query_release import (
     PublicAssistedQueryRelease,
     ThresholdQueries,
     _adaptive,
+    _mixture,
 )
+from sklearn_semiprivate.query_release._graphical import GraphicalModel
 from sklearn_semiprivate.query_release._adaptive import (
     adaptive_zcdp,
     candidate_cliques,
@@ -131,6 +133,31 @@ def test_round_budget_per_estimator(support, epsilon, rounds):
     np.testing.assert_allclose(qr.noise_scales_[:5], expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("support, steps", [("mixture", 300), ("graphical", 50)])
+def test_final_fit_steps_per_estimator(monkeypatch, support, steps):
+    # The last fit of a run is the final one, at its estimator's step count
+    # (the graphical model stops early: longer fits follow the noise).
+    assert _adaptive.STEPS_FINAL[support] == steps
+    calls = []
+    estimator = {"mixture": _mixture.ProductMixture, "graphical": GraphicalModel}
+    fit = estimator[support].fit
+
+    def recording(self, measurements, n_iter, *args, **kwargs):
+        calls.append(n_iter)
+        return fit(self, measurements, n_iter, *args, **kwargs)
+
+    monkeypatch.setattr(estimator[support], "fit", recording)
+    X, Xp = _data(n=1000, n_pub=50)
+    PublicAssistedQueryRelease(
+        QUERIES, epsilon=0.5, support=support, random_state=0
+    ).fit(X, X_public=PublicData(Xp))
+    if support == "graphical":  # first, the public base's own fit
+        assert calls.pop(0) == _adaptive.BASE_STEPS
+    rounds = calls[1:-1]
+    assert calls[0] == _adaptive.STEPS_START and calls[-1] == steps
+    assert rounds and set(rounds) == {_adaptive.STEPS_ROUND}
+
+
 @pytest.mark.parametrize("support", ADAPTIVE)
 def test_accountant_charged_once_with_the_spend(support):
     X, Xp = _data(n=1000, n_pub=50)
@@ -221,8 +248,9 @@ def test_epsilon_lower_bound_below_claim(monkeypatch, support):
     # halved in the review's run); the noise-scale test above catches that.
     # The audited output is the first released measurement (the noisy count
     # of 1s); the fit itself is post-processing, cut short here for speed.
-    for name in ("STEPS_START", "STEPS_ROUND", "STEPS_FINAL"):
+    for name in ("STEPS_START", "STEPS_ROUND"):
         monkeypatch.setattr(_adaptive, name, 0)
+    monkeypatch.setattr(_adaptive, "STEPS_FINAL", dict.fromkeys(ADAPTIVE, 0))
     monkeypatch.setattr(_adaptive, "MIN_COMPONENTS", 1)
     eps = 4.0
     a, b = (
