@@ -20,13 +20,13 @@ from sklearn_semiprivate.query_release import (
     _adaptive,
     _mixture,
 )
-from sklearn_semiprivate.query_release._graphical import GraphicalModel
 from sklearn_semiprivate.query_release._adaptive import (
     adaptive_zcdp,
     candidate_cliques,
     zcdp_budget,
     zcdp_privacy,
 )
+from sklearn_semiprivate.query_release._graphical import GraphicalModel
 
 
 def _latent_class(n, rng, z_share=0.4):
