@@ -289,20 +289,19 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     (results in ``benchmarks/results/query_release.md``): on every 3-way
     marginal of two real survey tables and a synthetic one, with 5% of the
     rows public, i.i.d. or shifted, ``"graphical"`` has a lower mean error
-    than ``"mixture"`` in 17 of the 18 settings and a lower max error in
-    16, at 1.3-4.2 times its fit time, and both beat
+    than ``"mixture"`` in all 18 settings and a lower max error in 15, at
+    0.7-3.8 times its fit time, and both beat
     ``"public"`` and public-only in mean error everywhere, while ``"representative"``
     refuses those tables (its domain is too large to hold). On smaller
     domains (thresholds on the line, marginals of 10 columns with 3
     categories), ``"public"`` had lower error than ``"representative"`` in
     every setting. Hence ``"auto"``. Against private-only AIM (McKenna et
-    al. 2022), paired on one split, ``"graphical"`` has a mean error 0.56-0.95
-    times AIM's in 9 of the 12 real-data settings (level in one, 1.03-1.15 in
-    two, GSSvocab at ``epsilon`` 0.5 and 1) and a lower max error in 9, at
-    1/8 to 1/127 of its fit time (3-split means; on a second split, at
-    ``epsilon`` 0.1 and 0.5: 0.68-0.99 times AIM's mean error in all 8
-    settings, a lower max in 5); ``"mixture"`` had 1.04-1.42 times AIM's
-    mean error from ``epsilon = 0.5``. ``"auto"``
+    al. 2022), paired split by split on the real tables (22 settings on two
+    splits), ``"graphical"`` has a lower mean error than AIM in 20 (1.04
+    times AIM's in two, GSSvocab shifted at ``epsilon`` 0.5 and 1) and a
+    lower max error in 15, at 1/11 to 1/225 of its fit time (3-split
+    means); ``"mixture"`` had 1.00-1.50 times AIM's mean error from
+    ``epsilon = 0.5`` (one split). ``"auto"``
     changes the neighbour relation with the workload: add/remove for
     ``"graphical"``, replace-one for ``"public"`` (see above;
     ``support_type_`` says which ran).
