@@ -123,12 +123,12 @@ SMOOTHING_HIGH = 0.7
 # rwm5yr, i.i.d. and shifted, splits 0-1, 2 noise draws each): at epsilon =
 # 0.5 and 1, 50 final steps instead of 300 lowered the mean error in all 16
 # settings (GSSvocab by 1.3-2.7%, rwm5yr by 0.4-2.1%), and 600 did not lower
-# it (+0.0% to +2.0%); at epsilon = 0.1 the mean moved by -0.8% to +0.6%. More
-# steps fit the measurements' noise; fewer keep the estimate nearer its public
-# base. It also cuts the fit at epsilon = 0.1 (GSSvocab shifted, 3 splits:
-# about 5 s to about 3 s). Per round, 5 or 20 steps instead of 10 (16
-# settings, whole runs) changed the mean error by +0.0% and +1.4% (geometric
-# mean): kept at 10.
+# it (+0.0% to +2.0%); at epsilon = 0.1, 50 against 300 moved the mean by
+# -0.8% to +0.6%. More steps fit the measurements' noise; fewer keep the
+# estimate nearer its public base. It also cuts the fit at epsilon = 0.1
+# (GSSvocab shifted, 3 splits: about 5 s to about 3 s). Per round, 5 or 20
+# steps instead of 10 (16 settings, whole runs) changed the mean error by
+# +0.0% and +1.4% (geometric mean): kept at 10.
 LEARNING_RATE = 0.05
 STEPS_START = 100
 STEPS_ROUND = 10

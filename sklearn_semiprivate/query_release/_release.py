@@ -299,7 +299,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     al. 2022), paired split by split on the real tables (22 settings on two
     splits), ``"graphical"`` has a lower mean error than AIM in 20 (1.04
     times AIM's in two, GSSvocab shifted at ``epsilon`` 0.5 and 1) and a
-    lower max error in 15, at 1/11 to 1/225 of its fit time (3-split
+    lower max error in 15, at 1/11 to 1/222 of its fit time (3-split
     means); ``"mixture"`` had 1.00-1.50 times AIM's mean error from
     ``epsilon = 0.5`` (one split). ``"auto"``
     changes the neighbour relation with the workload: add/remove for
