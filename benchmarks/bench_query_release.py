@@ -554,11 +554,18 @@ class ResultCache:
     def get(self, key):
         return self.data.get(key)
 
-    def put(self, key, value):
+    def put(self, key, value, **meta):
         self.data[key] = value
         if self.path:
             with self.path.open("a") as f:
-                f.write(json.dumps({"key": key, "value": value}) + "\n")
+                f.write(json.dumps({"key": key, "value": value, **meta}) + "\n")
+
+
+# The peers' finished cells, kept in the repository: AIM takes up to 45 min a
+# fit, and /tmp does not outlive a machine. Keyed like the cache (the peer
+# script's hash, the split's fingerprint, rho), so a changed script or split
+# is run again; a run adds the cells it finishes (``--peer-store``).
+PEER_STORE = Path(__file__).parent / "results" / "query_release_peers.jsonl"
 
 
 class Peers:
@@ -674,6 +681,7 @@ def bench_workload(args):
     delta = 1e-6
     epsilons = args.epsilons
     cache = ResultCache(args.cache)
+    store = ResultCache(args.peer_store)
     code = _code_version()
     rows_ours = our_rows(args.extra_rows)
     support_default = (
@@ -787,12 +795,12 @@ def bench_workload(args):
                             continue
                         for relation, rho in matched[eps].items():
                             key = f"peer|{peers.version}|{peer}|{fp}|{rho:.9g}"
-                            rec = cache.get(key)
+                            meta = dict(dataset=split.label, eps=eps, relation=relation)
+                            rec = _stored_peer(store, cache, key, meta)
                             if rec is None and args.no_new_peer_runs:
                                 # Looked up again at the end of the run.
-                                deferred.append(
-                                    ((name, shift, eps, peer_row(peer, relation)), key)
-                                )
+                                cell = (name, shift, eps, peer_row(peer, relation))
+                                deferred.append((cell, key, meta))
                                 continue
                             if rec is None:
                                 out = peers.run(peer, split, rho, args.peer_timeout)
@@ -802,6 +810,7 @@ def bench_workload(args):
                                     rec = [*_err(out["answers"], truth), out["fit"]]
                                     print(f"    {peer} {split.label} eps={eps}: ")
                                     print(f"      {out['info']}", flush=True)
+                                    store.put(key, rec, **meta, **_when(out["info"]))
                                 cache.put(key, rec)
                             add(peer_row(peer, relation), eps, rec)
                 print(
@@ -810,10 +819,33 @@ def bench_workload(args):
                     flush=True,
                 )
     cache.reload()
-    for cell, key in deferred:
-        rec = cache.get(key) or {"error": "not run in the time of this run"}
+    store.reload()
+    for cell, key, meta in deferred:
+        rec = _stored_peer(store, cache, key, meta) or {
+            "error": "not run in the time of this run"
+        }
         results.setdefault(cell, []).append(rec)
     report_workload(args, results, notes, rows_ours, matched, peers)
+
+
+def _when(info, ran_here=True):
+    """Provenance of a peer cell: the peer's own report, when it was stored and
+    (for a fit of this run) the load average at its end."""
+    out = {"info": info, "stored": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    if ran_here:
+        out["load_at_end"] = os.getloadavg()[0]
+    return out
+
+
+def _stored_peer(store, cache, key, meta):
+    """A finished peer cell: from the store, else from the cache (then copied
+    into the store, so it outlives the cache's machine), else None."""
+    rec = store.get(key)
+    if rec is None:
+        rec = cache.get(key)
+        if isinstance(rec, list):  # a result, not an error
+            store.put(key, rec, **meta, **_when("copied from --cache", False))
+    return rec
 
 
 def _fit_ours(qs, split, eps, delta, kw, truth, seed):
@@ -1039,6 +1071,12 @@ def main():
         "--cache",
         default=str(Path(tempfile.gettempdir()) / "bench_query_release_cache.jsonl"),
         help="JSON-lines cache of finished cells ('' for none)",
+    )
+    parser.add_argument(
+        "--peer-store",
+        default=str(PEER_STORE),
+        help="JSON-lines file of the peers' finished cells, read first and "
+        "appended to (default: the one in benchmarks/results/; '' for none)",
     )
     parser.add_argument("--tmpdir", default=None, help="where the peers' files go")
     parser.add_argument(
