@@ -40,7 +40,9 @@ Tables:
    runtime). Goals printed for the default row: mean and max error at or
    below the best of AIM, MST and public-only; AIM/ours >= 1.5 under shift;
    fit time <= AIM's / 10. Finished cells are cached (``--cache``) so a
-   repeated run redoes only rows whose code or split changed.
+   repeated run redoes only rows whose code or split changed; the peers'
+   cells are also kept in ``results/query_release_peers.jsonl``
+   (``--peer-store``, committed: AIM takes minutes per fit).
 
 Full run (writes ``results/query_release.md``)::
 
