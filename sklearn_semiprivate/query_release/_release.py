@@ -289,19 +289,19 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     (results in ``benchmarks/results/query_release.md``): on every 3-way
     marginal of two real survey tables and a synthetic one, with 5% of the
     rows public, i.i.d. or shifted, ``"graphical"`` has a lower mean error
-    than ``"mixture"`` in all 18 settings and a lower max error in 15, at
-    0.7-3.8 times its fit time, and both beat
+    than ``"mixture"`` in 17 of 18 settings and a lower max error in 13, at
+    0.75-3.4 times its fit time, and both beat
     ``"public"`` and public-only in mean error everywhere, while ``"representative"``
     refuses those tables (its domain is too large to hold). On smaller
     domains (thresholds on the line, marginals of 10 columns with 3
     categories), ``"public"`` had lower error than ``"representative"`` in
     every setting. Hence ``"auto"``. Against private-only AIM (McKenna et
-    al. 2022), paired split by split on the real tables (22 settings on two
-    splits), ``"graphical"`` has a lower mean error than AIM in 20 (1.04
-    times AIM's in two, GSSvocab shifted at ``epsilon`` 0.5 and 1) and a
-    lower max error in 15, at 1/11 to 1/222 of its fit time (3-split
-    means); ``"mixture"`` had 1.00-1.50 times AIM's mean error from
-    ``epsilon = 0.5`` (one split). ``"auto"``
+    al. 2022), on the same splits of the real tables (36 pairs of fits),
+    ``"graphical"`` has a mean error at or below AIM's in 29 (the others
+    1.008-1.08 times it, 6 of 7 at ``epsilon >= 0.5``) and a max error at
+    or below in 23, at 1/21 to 1/208 of its fit time; ``"mixture"`` had
+    1.00-1.50 times AIM's mean error from ``epsilon = 0.5`` (an earlier
+    run, one split). ``"auto"``
     changes the neighbour relation with the workload: add/remove for
     ``"graphical"``, replace-one for ``"public"`` (see above;
     ``support_type_`` says which ran).
