@@ -300,8 +300,8 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     ``"graphical"`` has a mean error at or below AIM's in 29 (the others
     1.008-1.08 times it, 6 of 7 at ``epsilon >= 0.5``) and a max error at
     or below in 23, at 1/21 to 1/208 of its fit time; ``"mixture"`` had
-    1.00-1.50 times AIM's mean error from ``epsilon = 0.5`` (an earlier
-    run, one split). ``"auto"``
+    1.00-1.31 times AIM's mean error from ``epsilon = 0.5`` (3-split
+    means). ``"auto"``
     changes the neighbour relation with the workload: add/remove for
     ``"graphical"``, replace-one for ``"public"`` (see above;
     ``support_type_`` says which ran).
