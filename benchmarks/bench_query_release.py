@@ -44,7 +44,9 @@ Tables:
    fit time <= AIM's / 10. Finished cells are cached (``--cache``) so a
    repeated run redoes only rows whose code or split changed; the peers'
    cells are also kept in ``results/query_release_peers.jsonl``
-   (``--peer-store``, committed: AIM takes minutes per fit).
+   (``--peer-store``, committed: AIM takes minutes per fit), with the
+   budget conversions, so the stored cells fill the peers' rows even without
+   ``--peers-python``.
 
 Full run (writes ``results/query_release.md``)::
 
@@ -575,18 +577,23 @@ PEER_STORE = Path(__file__).parent / "results" / "query_release_peers.jsonl"
 class Peers:
     """smartnoise-synth AIM and MST in their own venv, through ``_query_peers.py``."""
 
-    def __init__(self, python, tmpdir, aim_scoring="fast"):
+    def __init__(self, python, tmpdir, aim_scoring="fast", store=None):
         self.python = python
         self.tmpdir = Path(tmpdir)
         self.aim_scoring = aim_scoring
         self.script = Path(__file__).with_name("_query_peers.py")
         self.version = hashlib.sha256(self.script.read_bytes()).hexdigest()[:12]
+        self.store = store
+        # ``error``: the peers' rows cannot be built at all (no budget
+        # conversion); ``run_error``: no new peer fit can run (stored cells
+        # still fill the rows).
         self.error = None
+        self.run_error = None
         self._rho = {}
         if python is None:
-            self.error = "no --peers-python given"
+            self.run_error = "no --peers-python given"
         elif not Path(python).exists():
-            self.error = f"--peers-python {python} does not exist"
+            self.run_error = f"--peers-python {python} does not exist"
 
     def env(self):
         env = dict(os.environ)
@@ -601,7 +608,16 @@ class Peers:
     def cdp_rho(self, *pairs):
         """smartnoise's own (epsilon, delta) -> rho conversion, from its venv:
         one value per ``(epsilon, delta)`` pair, in one subprocess."""
+        if self.store is not None:  # conversions kept with the stored cells
+            for e, d in pairs:
+                value = self.store.get(self._rho_key(e, d))
+                if value is not None:
+                    self._rho[(float(e), float(d))] = value
         todo = [(float(e), float(d)) for e, d in pairs if (e, d) not in self._rho]
+        if todo and self.run_error is not None:
+            raise RuntimeError(
+                f"{self.run_error}, and the peer store has no rho for {todo}"
+            )
         if todo:
             arg = ";".join(f"{e!r},{d!r}" for e, d in todo)
             out = subprocess.run(
@@ -613,7 +629,18 @@ class Peers:
             )
             values = json.loads(out.stdout.strip().splitlines()[-1])
             self._rho.update(zip(todo, values, strict=True))
+            if self.store is not None:
+                for (e, d), value in zip(todo, values, strict=True):
+                    self.store.put(
+                        self._rho_key(e, d),
+                        value,
+                        info="smartnoise-synth's cdp_rho(epsilon, delta)",
+                        stored=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                    )
         return [self._rho[(float(e), float(d))] for e, d in pairs]
+
+    def _rho_key(self, epsilon, delta):
+        return f"cdp_rho|{self.version}|{float(epsilon)!r}|{float(delta)!r}"
 
     def run(self, peer, split, rho, timeout):
         tag = f"{split.name}-{int(split.shift)}-{split.seed}-{peer}-{rho:.6g}"
@@ -696,9 +723,9 @@ def bench_workload(args):
         rows_ours = {
             k: v for k, v in rows_ours.items() if any(w in k.lower() for w in wanted)
         }
-    peers = Peers(args.peers_python, args.tmpdir, args.aim_scoring)
+    peers = Peers(args.peers_python, args.tmpdir, args.aim_scoring, store=store)
     want_peers = [p for p in ("mst", "aim") if p in args.peer_rows]
-    if peers.error is None and want_peers:
+    if want_peers:
         try:
             peers.cdp_rho((1.0, delta))
         except Exception as exc:
@@ -710,6 +737,8 @@ def bench_workload(args):
     )
     if peers.error:
         print(f"AIM and MST: could not run ({peers.error})")
+    elif peers.run_error:
+        print(f"AIM and MST: stored cells only ({peers.run_error})")
     matched = {}  # eps -> {relation: rho}
     if peers.error is None and want_peers:
         print(
@@ -801,7 +830,9 @@ def bench_workload(args):
                             key = f"peer|{peers.version}|{peer}|{fp}|{rho:.9g}"
                             meta = dict(dataset=split.label, eps=eps, relation=relation)
                             rec = _stored_peer(store, cache, key, meta)
-                            if rec is None and args.no_new_peer_runs:
+                            if rec is None and (
+                                args.no_new_peer_runs or peers.run_error
+                            ):
                                 # Looked up again at the end of the run.
                                 cell = (name, shift, eps, peer_row(peer, relation))
                                 deferred.append((cell, key, meta))
