@@ -289,8 +289,8 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     (results in ``benchmarks/results/query_release.md``): on every 3-way
     marginal of two real survey tables and a synthetic one, with 5% of the
     rows public, i.i.d. or shifted, ``"graphical"`` has a lower mean error
-    than ``"mixture"`` in 17 of 18 settings and a lower max error in 13, at
-    0.75-3.4 times its fit time, and both beat
+    than ``"mixture"`` in 17 of 18 settings and a lower max error in 12, at
+    0.75-3.0 times its fit time, and both beat
     ``"public"`` and public-only in mean error everywhere, while ``"representative"``
     refuses those tables (its domain is too large to hold). On smaller
     domains (thresholds on the line, marginals of 10 columns with 3
@@ -298,9 +298,9 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     every setting. Hence ``"auto"``. Against private-only AIM (McKenna et
     al. 2022), on the same splits of the real tables (36 pairs of fits),
     ``"graphical"`` has a mean error at or below AIM's in 29 (the others
-    1.008-1.08 times it, 6 of 7 at ``epsilon >= 0.5``) and a max error at
-    or below in 23, at 1/21 to 1/208 of its fit time; ``"mixture"`` had
-    1.00-1.31 times AIM's mean error from ``epsilon = 0.5`` (3-split
+    1.005-1.074 times it, 6 of 7 at ``epsilon >= 0.5``) and a max error at
+    or below in 28, at 1/17 to 1/179 of its fit time; ``"mixture"`` had
+    1.02-1.35 times AIM's mean error from ``epsilon = 0.5`` (3-split
     means). ``"auto"``
     changes the neighbour relation with the workload: add/remove for
     ``"graphical"``, replace-one for ``"public"`` (see above;
