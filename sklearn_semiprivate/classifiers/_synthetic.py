@@ -230,7 +230,10 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
     *with* their labels; 5 points below the former on diamonds (a 5-class
     label that depends on interactions), 1 above the latter. With few public
     rows (breast_cancer 23, wine 7, digits 72) it is below a model trained on
-    those rows with labels.
+    those rows with labels. Without public data (a grid inside ``bounds``),
+    discrete and one-hot columns defeat the grid, and the accuracy can fall
+    below the majority class as ``epsilon`` grows (see :doc:`/limitations`,
+    "Synthetic rows without public data").
 
     Examples
     --------
