@@ -506,8 +506,8 @@ def _check_label_column(y, n_rows):
         y = column_or_1d(y, warn=True)
     if y.ndim != 1 or y.shape[0] != n_rows:
         raise ValueError(
-            f"y must be 1-D with one label per row of X ({n_rows}), got shape "
-            f"{y.shape}."
+            "y must be 1-D with one label per row of X (the shapes are not "
+            "quoted: they hold the number of private rows)."
         )
     if y.dtype.kind not in "biufUSO":
         # The dtype is format (no value is read): refused before the charge.

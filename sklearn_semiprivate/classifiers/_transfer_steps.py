@@ -556,8 +556,8 @@ def check_target(X_target, y_target, n_features, classes=None):
     )  # fmt: skip
     if y_target.ndim != 1 or y_target.shape[0] != X_target.shape[0]:
         raise ValueError(
-            f"y_target must be 1-D with one label per row of X_target "
-            f"({X_target.shape[0]}), got shape {y_target.shape}."
+            "y_target must be 1-D with one label per row of X_target (the "
+            "shapes are not quoted: they hold the number of private rows)."
         )
     if classes is not None:
         known = set(np.asarray(classes).tolist())

@@ -382,9 +382,7 @@ class Cover(ABC):
         X = check_points(X, "X", n_features=self.n_features_in_, allow_empty=True)
         codes = encode_labels(y, self.classes_, "y", private=True)
         if codes.shape[0] != X.shape[0]:
-            raise ValueError(
-                f"X has {X.shape[0]} rows but y has {codes.shape[0]} labels."
-            )
+            raise ValueError("X and y have different numbers of rows.")
         return X, codes
 
     def _check_enumerable(self):

@@ -36,7 +36,7 @@ def random_stopping_total(costs, n_samples, score_epsilon, *, refit):
     if n_samples < 2:
         raise ValueError(
             "Random stopping splits the private rows into training and "
-            f"validation parts and needs at least 2 rows, got {n_samples}."
+            "validation parts and needs at least 2 rows."
         )
     if any(c.delta > 0 for c in costs):
         raise ValueError(

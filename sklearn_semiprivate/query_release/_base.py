@@ -343,8 +343,8 @@ class QueryWorkload(ABC):
             weights = np.asarray(sample_weight, dtype=np.float64)
             if weights.shape != (X.shape[0],):
                 raise ValueError(
-                    f"sample_weight has shape {weights.shape}, expected "
-                    f"({X.shape[0]},)."
+                    "sample_weight must hold one weight per row of X (shapes "
+                    "not quoted: X may be private)."
                 )
             if not np.all(np.isfinite(weights)) or np.any(weights < 0):
                 raise ValueError("sample_weight must be finite and non-negative.")

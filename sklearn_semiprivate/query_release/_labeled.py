@@ -49,7 +49,8 @@ def check_private_label_format(y, n_samples):
     if y.ndim != 1:
         raise ValueError(f"y must be 1-dimensional, got {y.ndim} dimensions.")
     if y.shape[0] != n_samples:
-        raise ValueError(f"y has {y.shape[0]} labels for {n_samples} rows of X.")
+        # No counts: the number of private rows is private under add/remove.
+        raise ValueError("y and X have different numbers of rows.")
     call_on_private(check_classification_targets, y, what="the private labels (y)")
     return y
 

@@ -224,9 +224,9 @@ def test_empty_private_dataset_scores_zero(name, cover):
 @pytest.mark.parametrize("name, cover", COVERS, ids=COVER_IDS)
 def test_private_input_errors_are_the_same_everywhere(name, cover):
     d = cover.n_features_in_
-    with pytest.raises(ValueError, match="X has 2 rows but y has 1 labels"):
+    with pytest.raises(ValueError, match="X and y have different numbers of rows"):
         cover.scores(np.zeros((2, d)), [0])
-    with pytest.raises(ValueError, match="X has 0 rows but y has 1 labels"):
+    with pytest.raises(ValueError, match="X and y have different numbers of rows"):
         cover.scores(np.zeros((0, d)), [0])
     with pytest.raises(ValueError, match=f"features, but this cover was built on {d}"):
         cover.scores(np.zeros((1, d + 1)), [0])

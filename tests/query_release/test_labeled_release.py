@@ -245,7 +245,7 @@ def _bad_inputs():
         ("public nan", {"X_public": PublicData(X_pub * np.nan)}, ValueError, "NaN"),
         ("y nan", {"y": y_nan}, ValueError, "NaN"),
         ("1-D X", {"X": X[:, 0]}, ValueError, "2D array"),
-        ("y length", {"y": y[:-1]}, ValueError, "labels for 200 rows"),
+        ("y length", {"y": y[:-1]}, ValueError, "different numbers of rows"),
         ("y 2-D", {"y": np.column_stack([y, y])}, ValueError, "1-dimensional"),
         ("y continuous", {"y": np.linspace(0, 1, 200)}, ValueError, "Unknown label"),
         (
