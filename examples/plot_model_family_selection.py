@@ -20,9 +20,10 @@ counts run in thousands: at ``0.1`` the mechanism separates candidates a point
 of accuracy apart on 5,000 rows.
 
 **Privacy.** The search is ``(1.0, delta)``-DP for the private rows
-(replace-one neighbours): the two fits and the selection add up (basic
-composition), reserved on the ledger before any fit. The price is the split:
-each family gets less than the whole budget.
+(add/remove neighbours, which both families' costs hold for; its
+``replace_one_privacy_`` gives the replace-one cost): the two fits and the
+selection add up (basic composition), reserved on the ledger before any fit.
+The price is the split: each family gets less than the whole budget.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause

@@ -2,9 +2,18 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import math
+
 from ._composition import PrivacyCost
 
-__all__ = ["accountant_keys", "fit_cost", "reserve_budget", "reserve_on_every_ledger"]
+__all__ = [
+    "accountant_keys",
+    "fit_cost",
+    "fit_neighbours",
+    "replace_one_cost",
+    "reserve_budget",
+    "reserve_on_every_ledger",
+]
 
 
 def reserve_budget(accountant, cost, estimator):
@@ -86,6 +95,58 @@ def fit_cost(estimator, **fit_params):
             "private read, can be used here."
         )
     return PrivacyCost(*method(**fit_params))
+
+
+# What ``_privacy_neighbours`` may return: the neighbour relations under which
+# the stated cost (``_privacy_cost``) holds.
+NEIGHBOUR_RELATIONS = ("both", "add/remove", "replace-one")
+
+
+def fit_neighbours(estimator, **fit_params):
+    """The neighbour relation under which :func:`fit_cost` holds, or None.
+
+    An estimator of this package states it, from its public parameters and
+    which optional inputs its fit gets, in ``_privacy_neighbours(**fit_params)``
+    (the table in ``docs/privacy.rst``): ``"both"``, ``"add/remove"`` or
+    ``"replace-one"``. None when the estimator does not say; a caller must then
+    assume the cost holds under one relation only, not knowing which (e.g.
+    convert it with :func:`replace_one_cost`, valid either way).
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate import SemiPrivateTreeClassifier
+    >>> from sklearn_semiprivate.accounting._reservation import fit_neighbours
+    >>> fit_neighbours(SemiPrivateTreeClassifier())
+    'add/remove'
+    """
+    method = getattr(estimator, "_privacy_neighbours", None)
+    if method is None:
+        return None
+    relation = method(**fit_params)
+    if relation not in NEIGHBOUR_RELATIONS:
+        raise ValueError(
+            f"{type(estimator).__name__}._privacy_neighbours returned "
+            f"{relation!r}, not one of {NEIGHBOUR_RELATIONS}."
+        )
+    return relation
+
+
+def replace_one_cost(cost):
+    """A stated cost made replace-one: group privacy of size 2.
+
+    Replace-one is two add/remove steps, so an add/remove ``(ε, δ)`` gives
+    replace-one ``(2ε, (1 + e^ε) δ)`` (Dwork & Roth 2014, group privacy).
+    This bound is at least the stated cost, so it is also valid for a cost
+    that already holds for replace-one: valid whatever the relation.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.accounting._reservation import replace_one_cost
+    >>> replace_one_cost((0.5, 0.0))
+    PrivacyCost(epsilon=1.0, delta=0.0)
+    """
+    eps, delta = (float(v) for v in cost)
+    return PrivacyCost(2.0 * eps, min(1.0, (1.0 + math.exp(eps)) * delta))
 
 
 def reserve_on_every_ledger(estimator, cost):

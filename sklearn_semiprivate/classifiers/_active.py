@@ -454,6 +454,13 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
                 f"that states its (epsilon, delta)): {exc}"
             ) from None
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
+
+        replace-one of the fully labeled pool (Claim 5.7).
+        """
+        return "replace-one"
+
     def _privacy_cost(self, **fit_params):
         """What a fit charges, from the parameters alone.
 

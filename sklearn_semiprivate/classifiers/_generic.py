@@ -487,6 +487,11 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             random_state=seed,
         )
 
+    def _privacy_neighbours(self, X_unlabeled=None, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for: both on the labeled rows
+        alone; replace-one with private unlabeled rows (their sanitizer)."""
+        return "both" if X_unlabeled is None else "replace-one"
+
     def _privacy_cost(self, X_unlabeled=None, **fit_params):
         """What ``fit`` reserves, from the parameters and which rows are given.
 

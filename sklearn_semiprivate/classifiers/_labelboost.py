@@ -523,6 +523,10 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
         # Package estimators seed only their public side with random_state.
         return seed_unset_random_states(estimator, public_seed(rng))
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for: replace-one (Theorem 4.13)."""
+        return "replace-one"
+
     def _privacy_cost(self, **fit_params):
         """Theorem 4.13/4.14's guarantee, from the parameters alone."""
         cost = labelboost_privacy_cost(self._base_cost(**fit_params), self.epsilon)

@@ -402,6 +402,13 @@ class SemiPrivateLogisticRegression(ClassifierMixin, BaseEstimator):
             )
         return PublicFeatureMap.from_bounds(box, n_bins)
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
+
+        add/remove (``replace_one_privacy_`` after a fit).
+        """
+        return "add/remove"
+
     def _privacy_cost(self, **fit_params):
         """What ``fit`` reserves, from the parameters alone: ``(ε, δ)``."""
         return PrivacyCost(float(self.epsilon), float(self.delta))

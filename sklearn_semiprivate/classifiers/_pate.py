@@ -514,6 +514,13 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
             )
         )
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
+
+        both: one vote moves per query either way.
+        """
+        return "both"
+
     def _privacy_cost(self, **fit_params):
         """What ``fit`` reserves, from the parameters alone.
 

@@ -373,6 +373,13 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         progress.done(started, f"cover: {cover.size:,} members")
         return cover
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
+
+        both: one exponential mechanism of score sensitivity 1 either way.
+        """
+        return "both"
+
     def _privacy_cost(self, **fit_params):
         """What ``fit`` reserves: ``(epsilon, 0)``, from the parameters alone.
 

@@ -384,6 +384,13 @@ class PrivateSGDClassifier(ClassifierMixin, BaseEstimator):
             )
         return n_steps
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
+
+        add/remove (replace-one by group privacy).
+        """
+        return "add/remove"
+
     def _privacy_cost(self, **fit_params):
         """What ``fit`` reserves, from the parameters alone: ``(ε, δ)``."""
         return PrivacyCost(float(self.epsilon), float(self.delta))

@@ -407,6 +407,13 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         self._fit_estimator(estimator, rng_estimator)
         return self
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
+
+        replace-one (the number of private rows is public).
+        """
+        return "replace-one"
+
     def _privacy_cost(self, **fit_params):
         """What ``fit`` reserves, from the parameters alone.
 

@@ -517,6 +517,13 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
         """The learner's ``classes`` parameter (public), if any."""
         return self.estimator.get_params(deep=False).get("classes")
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
+
+        replace-one for the curator's rows (Claim 4.1).
+        """
+        return "replace-one"
+
     def _privacy_cost(self, **fit_params):
         """The curator's cost, from the parameters alone."""
         if not self.private:

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from ..accounting import PrivacyCost, compose_advanced
+from ..accounting._reservation import replace_one_cost
 from ..mechanisms import (
     GaussianLossRandomizedResponse,
     LossRandomizedResponse,
@@ -133,25 +134,6 @@ def learner_delta(kappa, delta, rounds):
     True
     """
     return kappa * delta / (8.0 * math.e * rounds)
-
-
-def replace_one_cost(cost):
-    """A learner's replace-one cost from its stated cost: group privacy of 2.
-
-    Every learner of this package states an ``(ε, δ)`` that holds for
-    add/remove neighbours, replace-one, or both. Replace-one is two add/remove
-    steps: ``(2ε, (1 + e^ε) δ)`` (Dwork & Roth 2014, group privacy). This
-    bound is at least the stated cost, so it is also valid for a learner
-    whose stated cost is already replace-one: valid whatever the learner.
-
-    Examples
-    --------
-    >>> from sklearn_semiprivate.classifiers._transfer_steps import replace_one_cost
-    >>> replace_one_cost((0.5, 0.0))
-    PrivacyCost(epsilon=1.0, delta=0.0)
-    """
-    eps, delta = (float(v) for v in cost)
-    return PrivacyCost(2.0 * eps, min(1.0, (1.0 + math.exp(eps)) * delta))
 
 
 def check_private_learner(params):

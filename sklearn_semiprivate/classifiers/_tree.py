@@ -464,6 +464,13 @@ class SemiPrivateTreeClassifier(ClassifierMixin, BaseEstimator):
             return None
         return [np.linspace(lo, hi, self.n_bins + 1)[1:-1] for lo, hi in box]
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
+
+        add/remove; replace-one at 2 epsilon (the table in docs/privacy.rst).
+        """
+        return "add/remove"
+
     def _privacy_cost(self, **fit_params):
         """What ``fit`` reserves, from the parameters alone: ``(ε, 0)``."""
         return PrivacyCost(float(self.epsilon), 0.0)

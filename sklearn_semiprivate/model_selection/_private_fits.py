@@ -18,13 +18,19 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from ..accounting import PrivacyCost, compose_basic
+from ..accounting._reservation import replace_one_cost
 from ..mechanisms import LaplaceMechanism, exponential_mechanism
 from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import _safe_indexing
 from ._candidates import fit_and_count, fit_only
 from ._selection import random_stopping_cost, random_stopping_number_of_runs
 
-__all__ = ["fit_exponential", "fit_random_stopping", "random_stopping_total"]
+__all__ = [
+    "fit_exponential",
+    "fit_random_stopping",
+    "random_stopping_total",
+    "search_cost",
+]
 
 
 def random_stopping_total(costs, n_samples, score_epsilon, *, refit):
@@ -52,6 +58,77 @@ def random_stopping_total(costs, n_samples, score_epsilon, *, refit):
     if refit:
         total = compose_basic([total, PrivacyCost(fit_epsilon)])
     return total, score_epsilon
+
+
+def search_cost(selection, costs, relations, n_samples, score_epsilon, *, refit):
+    """The search's whole cost and the neighbour relation it holds for.
+
+    ``costs`` are the candidates' stated costs, ``relations`` the relations
+    they hold for (:func:`~sklearn_semiprivate.accounting._reservation.
+    fit_neighbours`: ``"both"``, ``"add/remove"``, ``"replace-one"`` or None
+    when unknown). A candidate's replace-one cost is its stated cost when that
+    holds for replace-one, else its group-privacy conversion
+    (:func:`~sklearn_semiprivate.accounting._reservation.replace_one_cost`,
+    valid whatever the relation).
+
+    * Public and exponential selection hold for whichever relation every
+      candidate holds for: the fits compose (basic composition), the public
+      score is post-processing, and given the released fits one row added,
+      removed or replaced changes each candidate's count of correct
+      predictions by at most 1 (the exponential mechanism's
+      ``exp(score_epsilon * count / 2)`` is ``score_epsilon``-DP either way).
+      So: ``"both"`` when every candidate holds for both; ``"add/remove"``
+      when every one holds for add/remove, the replace-one total returned
+      too; else ``"replace-one"`` with every candidate's replace-one cost.
+    * Random stopping splits the private rows into parts of sizes fixed by
+      ``n``, so it holds for replace-one only (adding a row would move
+      another across the split): its runs use the replace-one costs.
+
+    Returns
+    -------
+    total : PrivacyCost
+        What the search reserves (``privacy_spent_``).
+    relation : {"both", "add/remove", "replace-one"}
+        The neighbours ``total`` holds for.
+    replace_one : PrivacyCost or None
+        The replace-one cost when ``relation`` is ``"add/remove"``.
+    score_epsilon : float or None
+        The selection's epsilon (None for public selection).
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.accounting import PrivacyCost
+    >>> from sklearn_semiprivate.model_selection._private_fits import search_cost
+    >>> total, relation, replace_one, _ = search_cost(
+    ...     "exponential", [PrivacyCost(1.0)], ["add/remove"], 100, 0.1,
+    ...     refit=True)
+    >>> total, relation, replace_one
+    (PrivacyCost(epsilon=1.1, delta=0.0), 'add/remove', \
+PrivacyCost(epsilon=2.1, delta=0.0))
+    """
+    replace_one = [
+        c if r in ("both", "replace-one") else replace_one_cost(c)
+        for c, r in zip(costs, relations, strict=True)
+    ]
+    if selection == "random_stopping":
+        total, score_epsilon = random_stopping_total(
+            replace_one, n_samples, score_epsilon, refit=refit
+        )
+        return total, "replace-one", None, score_epsilon
+    extra = []
+    if selection == "exponential":
+        if score_epsilon is None:
+            score_epsilon = 0.1 * sum(c.epsilon for c in costs)
+        extra = [PrivacyCost(float(score_epsilon))]
+    else:
+        score_epsilon = None
+    if all(r == "both" for r in relations):
+        return compose_basic([*costs, *extra]), "both", None, score_epsilon
+    replace_total = compose_basic([*replace_one, *extra])
+    if all(r in ("both", "add/remove") for r in relations):
+        total = compose_basic([*costs, *extra])
+        return total, "add/remove", replace_total, score_epsilon
+    return replace_total, "replace-one", None, score_epsilon
 
 
 def fit_random_stopping(

@@ -34,8 +34,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._public import PublicData
-from ..accounting import PrivacyAccountant, PrivacyCost, compose_basic
-from ..accounting._reservation import fit_cost, reserve_budget
+from ..accounting import PrivacyAccountant
+from ..accounting._reservation import fit_cost, fit_neighbours, reserve_budget
 from ..exceptions import PrivacyLeakWarning
 from ..pipeline._checks import unwrap_public
 from ..utils._nested_fit import dropped_in_this_thread
@@ -57,7 +57,7 @@ from ._candidates import (
 from ._private_fits import (
     fit_exponential,
     fit_random_stopping,
-    random_stopping_total,
+    search_cost,
 )
 
 __all__ = ["PrivateParameterSearch"]
@@ -176,7 +176,13 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
     selection_ : str
         ``"public"``, ``"random_stopping"`` or ``"exponential"``.
     privacy_spent_ : PrivacyCost
-        The search's whole cost, as reserved.
+        The search's whole cost, as reserved, for the neighbours in
+        ``privacy_neighbours_``.
+    privacy_neighbours_ : {"both", "add/remove", "replace-one"}
+        The neighbour relation ``privacy_spent_`` holds for (see Notes).
+    replace_one_privacy_ : PrivacyCost
+        Only when ``privacy_neighbours_`` is ``"add/remove"``: the cost for
+        replace-one neighbours.
     classes_ : ndarray of shape (n_classes,)
         The winner's classes.
     n_features_in_ : int
@@ -189,23 +195,37 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
 
     Notes
     -----
-    **Privacy.** Replace-one neighbours (the number of private rows is treated
-    as public, so the validation size is too). *Public selection*: the
+    **Privacy.** Each candidate states the neighbour relation its cost holds
+    for (add/remove, replace-one or both; the table in :doc:`/privacy`); a
+    candidate's replace-one cost is its stated cost when that holds for
+    replace-one, else ``(2 epsilon, (1 + e^epsilon) delta)`` by group privacy
+    (also for an estimator that does not say). *Public selection*: the
     candidates' fits compose (basic composition) and the scores on public rows
-    are post-processing. *Random stopping*: the split is a secret permutation
-    independent of the data, so a changed row is in exactly one part; a run is
-    then ``max(eps_fit, eps_score)``-DP (the fit is ``eps_fit``-DP in the
-    training part, the count of correct validation predictions has
-    sensitivity 1), and the best of a secret geometric number of such runs is
-    ``3 max(eps_fit, eps_score)``-DP (Liu & Talwar 2019, Theorem 3.4), which
-    needs pure-DP candidates. The refit adds the largest candidate cost. The
+    are post-processing. *Exponential*: the fits are released models (basic
+    composition); given them, one row added, removed or replaced changes each
+    candidate's count of correct predictions by at most 1, so the exponential
+    mechanism is ``score_epsilon``-DP (McSherry & Talwar 2007, Theorem 6), and
+    adaptive composition adds the two. These two hold for the relation every
+    candidate holds for: both, when every candidate is private for both;
+    add/remove, when every one holds for add/remove (``replace_one_privacy_``
+    then adds up the replace-one costs); else replace-one, with every
+    candidate's replace-one cost. *Random stopping* holds for replace-one
+    only (the number of private rows is treated as public, so the validation
+    size is too; adding a row would move another across the split): the
+    split is a secret permutation independent of the data, so a replaced row
+    is in exactly one part; a run is then ``max(eps_fit, eps_score)``-DP
+    (``eps_fit`` the candidate's replace-one epsilon in the training part,
+    the count of correct validation predictions has sensitivity 1), and the
+    best of a secret geometric number of such runs is ``3 max(eps_fit,
+    eps_score)``-DP (Liu & Talwar 2019, Theorem 3.4), which needs pure-DP
+    candidates. The refit adds the largest candidate replace-one cost. The
     number of runs, the runs' candidates and their scores stay secret; the
     wall-clock time of ``fit`` grows with the number of runs, a side channel
-    outside the model. *Exponential*: the fits are released models (basic
-    composition); given them, a replaced row changes each candidate's count
-    of correct predictions by at most 1, so the exponential mechanism is
-    ``score_epsilon``-DP (McSherry & Talwar 2007, Theorem 6), and adaptive
-    composition adds the two.
+    outside the model. Until a review in November 2026 the search stated
+    replace-one while it composed the candidates' add/remove costs: a search
+    over a :class:`~sklearn_semiprivate.SemiPrivateTreeClassifier` was
+    charged less than its replace-one loss (tested exactly in
+    ``tests/model_selection/test_search_neighbours.py``).
 
     **Stateless parameters.** Parameter values are cloned for every run, but
     ``clone`` leaves functions as they are: a callable parameter (a
@@ -392,7 +412,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         # once and naming the candidate, the errors its parameters meet on
         # data of this format, before anything is charged.
         self._log(f"checking {len(candidates)} candidates (input format only)")
-        costs, shown = [], set()
+        costs, relations, shown = [], [], set()
         for params in candidates:
             probe = self._make(params, classes)
             if selection == "public":
@@ -401,6 +421,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
                 self._check_public_labels(probe, params, y_pub)
             cost = fit_cost(probe, **fit_params)
             costs.append(cost)
+            relations.append(fit_neighbours(probe, **fit_params))
             for w in dry_run(probe, params, cost, X, y, fit_params):
                 key = (w.category, str(w.message))
                 if key not in shown:
@@ -411,20 +432,14 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
             # the grid, unless a candidate has delta > 0, which it cannot take.
             approximate = any(c.delta > 0 for c in costs)
             selection = "exponential" if approximate else "random_stopping"
-        score_epsilon = None
-        if selection == "public":
-            total = compose_basic(costs)
-        elif selection == "exponential":
-            score_epsilon = (
-                0.1 * sum(c.epsilon for c in costs)
-                if self.score_epsilon is None
-                else float(self.score_epsilon)
-            )
-            total = compose_basic([*costs, PrivacyCost(score_epsilon)])
-        else:
-            total, score_epsilon = random_stopping_total(
-                costs, len(y), self.score_epsilon, refit=self.refit
-            )
+        total, relation, replace_one, score_epsilon = search_cost(
+            selection,
+            costs,
+            relations,
+            len(y),
+            self.score_epsilon,
+            refit=self.refit,
+        )
         self._log(f"reserving the whole search's cost {total}")
         reserve_budget(ledger, total, self)
 
@@ -447,6 +462,11 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
                 )
         self.selection_ = selection
         self.privacy_spent_ = total
+        self.privacy_neighbours_ = relation
+        if replace_one is not None:
+            self.replace_one_privacy_ = replace_one
+        elif hasattr(self, "replace_one_privacy_"):
+            del self.replace_one_privacy_
         self.cv_results_["cost_epsilon"] = np.array([c.epsilon for c in costs])
         self.cv_results_["cost_delta"] = np.array([c.delta for c in costs])
         self.best_params_ = candidates[self.best_index_]

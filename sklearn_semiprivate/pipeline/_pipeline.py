@@ -28,7 +28,12 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData, _feature_names, check_public_data
-from ..accounting._reservation import accountant_keys, fit_cost, reserve_budget
+from ..accounting._reservation import (
+    accountant_keys,
+    fit_cost,
+    fit_neighbours,
+    reserve_budget,
+)
 from ..exceptions import PrivacyLeakWarning
 from ..utils._sklearn_compat import (
     StrOptions,
@@ -235,12 +240,9 @@ class PublicFittedPipeline(_BaseComposition):
                 f"accepts X_public; got {final!r}."
             )
 
-    def _privacy_cost(self, **fit_params):
-        """What ``fit`` reserves: the last step's cost (the transformers are free).
-
-        The fit parameters of the last step may be given as
-        ``<last step>__<param>``; only which ones are present matters.
-        """
+    def _final_and_params(self, fit_params):
+        """The last step and its fit parameters, given as such or as
+        ``<last step>__<param>``; only which ones are present matters."""
         name, final = self.steps[-1]
         prefix = f"{name}__"
         params = {
@@ -248,6 +250,16 @@ class PublicFittedPipeline(_BaseComposition):
             for k, v in fit_params.items()
             if k not in ("X_public", "y_public")
         }
+        return final, params
+
+    def _privacy_neighbours(self, **fit_params):
+        """The last step's neighbour relation (the transformers are free)."""
+        final, params = self._final_and_params(fit_params)
+        return fit_neighbours(final, **params)
+
+    def _privacy_cost(self, **fit_params):
+        """What ``fit`` reserves: the last step's cost (the transformers are free)."""
+        final, params = self._final_and_params(fit_params)
         return fit_cost(final, **params)
 
     @staticmethod

@@ -323,6 +323,10 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         self.privacy_spent_ = self.estimator_.privacy_spent_
         return self
 
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for: replace-one only (Claim 4.5)."""
+        return "replace-one"
+
     def _privacy_cost(self, **fit_params):
         """What ``fit`` spends: the wrapped learner's cost (Claim 4.5).
 

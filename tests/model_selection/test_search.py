@@ -172,6 +172,7 @@ def test_only_the_winner_is_scored():
         "best_params_",
         "best_score_",
         "cv_results_",
+        "privacy_neighbours_",
         "privacy_spent_",
         "selection_",
     }
