@@ -22,7 +22,7 @@ from ..accounting._reservation import replace_one_cost
 from ..mechanisms import LaplaceMechanism, exponential_mechanism
 from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import _safe_indexing
-from ._candidates import fit_and_count, fit_only
+from ._candidates import count_correct, fit_and_count, fit_only
 from ._selection import random_stopping_cost, random_stopping_number_of_runs
 
 __all__ = [
@@ -207,11 +207,7 @@ def correct_counts(estimators, X, y):
     The score of the exponential selection: for fixed (released) models, one
     replaced row changes every count by at most 1 (sensitivity 1).
     """
-    y = np.asarray(y)
-    return np.array(
-        [int(np.sum(np.asarray(est.predict(X)) == y)) for est in estimators],
-        dtype=np.float64,
-    )
+    return np.array([count_correct(est, X, y) for est in estimators], float)
 
 
 def fit_exponential(

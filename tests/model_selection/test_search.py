@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import sklearn
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import cross_validate
@@ -14,6 +14,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sklearn_semiprivate import (
+    PATEClassifier,
     PrivacyAccountant,
     PrivacyBudgetError,
     PrivacyCost,
@@ -585,3 +586,52 @@ def test_private_run_warnings_stay_dropped_in_threads():
             done.set()
             swapper.join()
     assert [w for w in caught if w.category is ConvergenceWarning] == []
+
+
+class _FailsOnHuge(ClassifierMixin, BaseEstimator):
+    """Predicts x0 > 0.5, and raises on a row with a huge value (as a scaler
+    that overflows would)."""
+
+    def fit(self, X, y):
+        return self
+
+    def predict(self, X):
+        X = np.asarray(X, dtype=float)
+        if np.any(np.abs(X) > 1e300):
+            raise ValueError("overflow")
+        return (X[:, 0] > 0.5).astype(int)
+
+
+def test_count_correct_counts_a_failing_row_as_a_mistake():
+    # Review: the search's counts called predict on all the private rows at
+    # once, so one huge (finite) private value raised after the charge, on
+    # that dataset and not its neighbour. Each row now counts on its own.
+    from sklearn_semiprivate.model_selection._candidates import count_correct
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(3000, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    est = _FailsOnHuge()
+    assert count_correct(est, X, y) == 3000
+    X[1500, 1] = 1e308  # one row fails: one fewer correct, no error
+    assert count_correct(est, X, y) == 2999
+
+
+def test_search_fits_whether_or_not_a_private_row_breaks_predict():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    X_pub = rng.uniform(size=(30, 2))
+    neighbour = X.copy()
+    neighbour[0, 0] = 1e308
+    est = PATEClassifier(classes=[0, 1], n_teachers=5, aggregator="lnmax", epsilon=20.0)
+    for selection in ("exponential", "random_stopping"):
+        for data in (X, neighbour):
+            ledger = PrivacyAccountant(epsilon=1e6)
+            search = PrivateParameterSearch(
+                est, {"min_margin": [0.0, 0.5]}, selection=selection, accountant=ledger
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                search.fit(data, y, X_public=PublicData(X_pub))
+            assert ledger.spent() == search.privacy_spent_
