@@ -358,7 +358,8 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
                 "is None."
             )
         X, y = indexable(X, y)
-        check_consistent_length(X, y)
+        # Its message would quote the number of private rows: cut to its start.
+        call_on_private(check_consistent_length, X, y)
         # Format checks only (shape, finite, class-like): free, like the
         # candidates' own; X is checked by each candidate's probe fit.
         y = call_on_private(
@@ -373,6 +374,7 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         )
         call_on_private(check_classification_targets, y, what="the private labels (y)")
         X_pub, y_pub = unwrap_public(X_public, y_public)
+        y_pub = self._check_public_labels_format(X_pub, y_pub)
         selection = self.selection
         if selection == "auto" and y_pub is not None:
             selection = "public"
@@ -472,6 +474,24 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
         self.best_params_ = candidates[self.best_index_]
         self._log("done")
         return self
+
+    @staticmethod
+    def _check_public_labels_format(X_pub, y_pub):
+        """Public labels: 1-D, finite, one per public row; before any charge
+        (they are scored only after the fits, which are charged)."""
+        if y_pub is None:
+            return None
+        y_pub = check_array(y_pub, ensure_2d=False, dtype=None, input_name="y_public")
+        if y_pub.ndim != 1:
+            raise ValueError(
+                f"y_public must be 1-dimensional, got shape {y_pub.shape}."
+            )
+        if X_pub is None or y_pub.shape[0] != np.shape(X_pub)[0]:
+            n_pub = 0 if X_pub is None else np.shape(X_pub)[0]
+            raise ValueError(
+                f"y_public has {y_pub.shape[0]} labels for {n_pub} public rows."
+            )
+        return y_pub
 
     @staticmethod
     def _check_public_labels(probe, params, y_pub):

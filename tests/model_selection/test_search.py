@@ -635,3 +635,23 @@ def test_search_fits_whether_or_not_a_private_row_breaks_predict():
                 warnings.simplefilter("ignore")
                 search.fit(data, y, X_public=PublicData(X_pub))
             assert ledger.spent() == search.privacy_spent_
+
+
+@pytest.mark.filterwarnings("ignore::sklearn_semiprivate.PublicDataWarning")
+@pytest.mark.parametrize(
+    ("y_pub", "match"),
+    [
+        (lambda n: np.zeros(n - 1, dtype=int), "labels for"),
+        (lambda n: np.zeros((n, 2), dtype=int), "1-dimensional"),
+        (lambda n: np.full(n, np.nan), "NaN"),
+    ],
+)
+def test_bad_public_labels_are_refused_before_the_charge(y_pub, match):
+    # Review: a y_public of the wrong length was first noticed when the
+    # fitted candidates were scored on it, after the whole search was charged.
+    X, y, X_pub, _ = _data()
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(_base(), GRID, accountant=ledger)
+    with pytest.raises(ValueError, match=match):
+        search.fit(X, y, X_public=X_pub, y_public=y_pub(len(X_pub)))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
