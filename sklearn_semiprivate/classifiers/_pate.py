@@ -246,8 +246,9 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
     labels of the same rows.
 
     **No public data.** The queries are a data-independent Latin-hypercube
-    grid inside ``bounds``, and each private row is a one-row teacher voting
-    only for its nearest grid point (features scaled by the bounds): one row
+    grid inside ``bounds``, and each private row, clipped into ``bounds``, is
+    a one-row teacher voting only for its nearest grid point (features scaled
+    by the bounds): one row
     changes at most two counts by 1 (L1 sensitivity 2) whatever the grid
     size, so ``Lap(2 / epsilon)`` on every count is ``epsilon``-DP, hence also
     ``(epsilon, delta)``-DP, for both aggregators. Grid points whose top

@@ -24,6 +24,7 @@ from ..accounting import rdp_gaussian_sigma
 from ..mechanisms import analytic_gaussian_sigma
 from ..utils._nested_fit import (
     dropped_warnings,
+    quiet,
     seed_unset_random_states,
     silenced_in_worker,
 )
@@ -167,7 +168,9 @@ def _teacher_prediction(teacher, X, y, X_query, classes, seed):
     which the sensitivity already allows (a vote disappears).
     """
     try:
-        model = seed_unset_random_states(clone(teacher), seed)
+        # Quiet: a teacher's progress output (its partition's size, its
+        # loss) would be a release without noise.
+        model = quiet(seed_unset_random_states(clone(teacher), seed))
         predicted = np.asarray(model.fit(X, y).predict(X_query))
         if predicted.shape != (X_query.shape[0],):
             return None
@@ -190,7 +193,11 @@ def local_votes(X, y, X_query, classes, bounds):
     """
     width = bounds[:, 1] - bounds[:, 0]
     nearest = NearestNeighbors(n_neighbors=1).fit(X_query / width)
-    cell = nearest.kneighbors(X / width, return_distance=False)[:, 0]
+    # Rows are clipped into the box first, each on its own: a huge (finite)
+    # private value would overflow the scaling and make the fit raise on this
+    # dataset and not on its neighbour.
+    inside = np.clip(X, bounds[:, 0], bounds[:, 1])
+    cell = nearest.kneighbors(inside / width, return_distance=False)[:, 0]
     n_classes = classes.size
     flat = cell * n_classes + np.searchsorted(classes, y)
     return np.bincount(flat, minlength=X_query.shape[0] * n_classes).reshape(

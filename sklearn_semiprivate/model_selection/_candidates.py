@@ -18,7 +18,7 @@ from sklearn.model_selection import ParameterGrid, ParameterSampler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import accountant_keys
-from ..utils._nested_fit import silenced_in_worker
+from ..utils._nested_fit import quiet, silenced_in_worker
 from ..utils._rng import check_rng, public_seed
 from ..utils._sklearn_compat import _safe_indexing
 
@@ -56,15 +56,6 @@ class _CostProbe(PrivacyAccountant):
         raise _CostProbeStop
 
 
-def _quiet_keys(estimator):
-    """Every ``verbose`` parameter, nested ones too: runs must print nothing."""
-    return [
-        key
-        for key in estimator.get_params(deep=True)
-        if key == "verbose" or key.endswith("__verbose")
-    ]
-
-
 def candidate(estimator, params, accountant, *, classes=None):
     """A silent clone with ``params`` set and every ledger set to ``accountant``.
 
@@ -75,8 +66,8 @@ def candidate(estimator, params, accountant, *, classes=None):
     """
     est = clone(estimator).set_params(**clone(params, safe=False))
     deep = est.get_params(deep=True)
+    quiet(est)
     updates = dict.fromkeys(accountant_keys(est), accountant)
-    updates.update(dict.fromkeys(_quiet_keys(est), False))
     if classes is not None:
         for key, value in deep.items():
             if (key == "classes" or key.endswith("__classes")) and value is None:

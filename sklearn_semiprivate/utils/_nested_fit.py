@@ -38,6 +38,7 @@ import numpy as np
 __all__ = [
     "dropped_in_this_thread",
     "dropped_warnings",
+    "quiet",
     "seed_unset_random_states",
     "silenced_in_worker",
 ]
@@ -94,6 +95,41 @@ def seed_unset_random_states(estimator, seed):
     if keys:
         states = np.random.SeedSequence(int(seed)).generate_state(len(keys))
         estimator.set_params(**{k: int(s) for k, s in zip(keys, states)})
+    return estimator
+
+
+def quiet(estimator):
+    """Switch off every ``verbose`` parameter of ``estimator``, nested ones too.
+
+    For estimators fitted on private rows inside a fit of this package: their
+    progress output (a partition's size, a training loss) would be a release
+    without noise. Output printed other than under a ``verbose`` parameter
+    cannot be reached here.
+
+    Parameters
+    ----------
+    estimator : estimator instance
+        Modified in place (pass a clone).
+
+    Returns
+    -------
+    estimator : estimator instance
+        The same object.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import SGDClassifier
+    >>> from sklearn_semiprivate.utils._nested_fit import quiet
+    >>> quiet(SGDClassifier(verbose=1)).verbose
+    False
+    """
+    keys = [
+        key
+        for key in estimator.get_params(deep=True)
+        if key == "verbose" or key.endswith("__verbose")
+    ]
+    if keys:
+        estimator.set_params(**dict.fromkeys(keys, False))
     return estimator
 
 

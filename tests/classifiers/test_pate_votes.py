@@ -354,3 +354,49 @@ def test_pate_n_jobs_gives_the_serial_model():
         predictions.append((clf.query_labels_, clf.predict(X_test)))
     for a, b in zip(*predictions):
         np.testing.assert_array_equal(a, b)
+
+
+def test_huge_private_value_without_public_data_fits_like_any_other():
+    # Review: local votes scaled the private rows by the box's width before
+    # any clipping, so one huge (finite) value overflowed and the fit raised,
+    # after its charge, on that dataset and not on its neighbour.
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    X[0, 0] = 1e308
+    votes = local_votes(
+        X, y, rng.uniform(size=(10, 2)), np.array([0, 1]), np.array([[0.0, 0.5]] * 2)
+    )
+    assert votes.sum() == 200
+    clf = PATEClassifier(classes=[0, 1], bounds=(0.0, 0.5), epsilon=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning either
+        clf.fit(X, y)
+    assert clf.privacy_spent_.epsilon == 1.0
+
+
+class _Chatty(LogisticRegression):
+    """Prints its training size when verbose, as many estimators' progress does."""
+
+    def fit(self, X, y, sample_weight=None):
+        if self.verbose:
+            print(f"chatty fit on {len(X)} rows")
+        return super().fit(X, y, sample_weight)
+
+
+def test_teachers_print_nothing(capsys):
+    # Review: teachers kept their verbose setting and printed their private
+    # partitions' sizes. Only the dry run on placeholder public rows may print.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(301, 2))
+    y = (X[:, 0] > 0).astype(int)
+    clf = PATEClassifier(
+        teacher=_Chatty(verbose=1),
+        student=LogisticRegression(),
+        n_teachers=3,
+        classes=[0, 1],
+        epsilon=1.0,
+    )
+    clf.fit(X, y, X_public=PublicData(rng.normal(size=(30, 2))))
+    lines = [line for line in capsys.readouterr().out.splitlines() if "chatty" in line]
+    assert len(lines) <= 1  # the dry run's, on public placeholder rows
