@@ -340,7 +340,9 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
             warn_no_public_data(self)
         n, n_features = data.X.shape
         subsets = self._subsets(n_features)
-        n_queries_bound = len(subsets) * self._cells_bound(n_features)
+        n_queries_bound = len(subsets) * self._cells_bound(
+            n_features, data.classes.size
+        )
         if n_queries_bound > _MAX_QUERIES:
             raise ValueError(
                 f"The workload would have up to {n_queries_bound} queries, more "
@@ -451,10 +453,10 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
             )
         ]
 
-    def _cells_bound(self, n_features):
-        """Largest number of cells of one marginal, before the bins are known."""
+    def _cells_bound(self, n_features, n_classes):
+        """Largest number of cells of one marginal, before the bins are known
+        (``n_classes``: the resolved label set's size)."""
         bins = _MAX_AUTO_BINS if self.n_bins == "auto" else int(self.n_bins)
-        n_classes = 2 if self.classes is None else np.unique(self.classes).size
         return bins ** (self.marginal_order - 1) * max(bins, n_classes)
 
     def _resolve_n_bins(self, n, n_classes, n_subsets, points):

@@ -429,3 +429,18 @@ def test_decision_function_follows_predict():
     scores = clf.decision_function(X_test)
     assert scores.shape == (1000, 3)
     np.testing.assert_array_equal(scores.argmax(axis=1), clf.predict(X_test))
+
+
+def test_workload_guard_counts_the_public_label_set():
+    # Review: the size check before the charge assumed 2 labels unless
+    # classes= was given, so many public labels passed it, the fit was
+    # charged, and the release was built far above the limit.
+    rng = np.random.default_rng(0)
+    d, k = 40, 120
+    X, y = rng.normal(size=(200, d)), rng.integers(k, size=200)
+    X_pub, y_pub = rng.normal(size=(2 * k, d)), np.arange(2 * k) % k
+    ledger = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = SyntheticDataClassifier(marginal_order=3, n_bins=8, accountant=ledger)
+    with pytest.raises(ValueError, match="more than"):
+        clf.fit(X, y, X_public=PublicData(X_pub, y_pub))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
