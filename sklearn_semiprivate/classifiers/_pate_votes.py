@@ -18,10 +18,10 @@ from joblib import Parallel, delayed
 from scipy.stats import chi2, norm
 from sklearn.base import clone
 from sklearn.neighbors import NearestNeighbors
-from threadpoolctl import threadpool_limits
 
 from ..accounting import rdp_gaussian_sigma
 from ..mechanisms import analytic_gaussian_sigma
+from ..utils._blas import single_threaded_blas
 from ..utils._nested_fit import (
     dropped_warnings,
     quiet,
@@ -129,7 +129,7 @@ def teacher_votes(
     # dropped_warnings, so concurrent fits do not race on that global either).
     parts = [order[starts[t] : starts[t + 1]] for t in range(n_teachers)]
     trained = np.flatnonzero(n_present >= 2)
-    with dropped_warnings(), threadpool_limits(limits=1, user_api="blas"):
+    with dropped_warnings(), single_threaded_blas():
         if n_jobs in (None, 1):
             predictions = (
                 _teacher_prediction(
@@ -155,7 +155,7 @@ def _worker_prediction(teacher, X, y, X_query, classes, seed, parent_pid):
     """:func:`_teacher_prediction` in a joblib worker, warnings dropped."""
     with (
         silenced_in_worker(parent_pid),
-        threadpool_limits(limits=1, user_api="blas"),
+        single_threaded_blas(),
     ):
         return _teacher_prediction(teacher, X, y, X_query, classes, seed)
 

@@ -69,11 +69,11 @@ import math
 
 import numpy as np
 from scipy.optimize import brentq
-from threadpoolctl import threadpool_limits
 
 from ..accounting import rdp_to_dp
 from ..accounting._rdp import DEFAULT_RDP_ORDERS
 from ..mechanisms import exponential_mechanism
+from ..utils._blas import single_threaded_blas
 from ..utils._rng import check_rng
 from ..utils._validation import check_delta, check_epsilon
 from ._graphical import GraphicalModel, public_base
@@ -592,7 +592,7 @@ def fit_mixture(plan, query_set, X, rng):
     BLAS runs single-threaded: the products are small, and threads only
     contend.
     """
-    with threadpool_limits(limits=1, user_api="blas"):
+    with single_threaded_blas():
         fitted = run_adaptive(plan, X, rng)
     fitted["cover_size_"] = query_set.n_queries
     return fitted

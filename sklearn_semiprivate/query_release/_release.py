@@ -204,8 +204,9 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         Budget of one sparse-vector instance plus its measurement
         (``support="representative"`` only).
     rho_ : float or None
-        zCDP parameter spent by ``support="public"`` (None otherwise, with
-        ``delta=0`` or with ``selection="all"``).
+        zCDP parameter spent by ``support="public"``, ``"graphical"`` and
+        ``"mixture"`` (None otherwise, with ``delta=0`` or with
+        ``selection="all"``).
     selected_ : ndarray of shape (``n_iterations_``,)
         Query measured in each MWEM round (``support="public"`` only, not with
         ``selection="all"``).
@@ -239,9 +240,13 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     Notes
     -----
     **Privacy.** (``privacy_spent_``)-DP with respect to the private rows ``X``
-    (and ``y`` in a labeled fit) under replace-one neighbours (``n``, the
-    number of private rows, is treated as public): every answer is a fraction
-    of the ``n`` rows, sensitivity ``1/n``. In a labeled fit a private row is
+    (and ``y`` in a labeled fit). With ``support="graphical"`` (what the
+    default ``"auto"`` runs for marginal workloads) and ``"mixture"``, the
+    neighbours are add/remove, and ``replace_one_privacy_`` is the weaker
+    guarantee of the same run for replace-one (their bullet below). With the
+    other supports they are replace-one (``n``, the number of private rows, is
+    treated as public): every answer is a fraction of the ``n`` rows,
+    sensitivity ``1/n``. In a labeled fit a private row is
     the pair ``(x, y)``: replacing it changes one row of the joint dataset, so
     every query on the joint domain still moves by at most ``1/n``. Not
     protected: the public rows and labels, the workload, ``classes``, the
