@@ -81,7 +81,9 @@ def labeled_support(X_public, y_public_codes, n_classes):
     init_weights : ndarray of shape (n_distinct * n_classes,)
         The public empirical distribution of the points times the uniform
         distribution of the labels; with public labels, their empirical
-        pairs plus ``LABEL_SMOOTHING`` times that.
+        pairs plus ``LABEL_SMOOTHING`` times that. Either way they sum to the
+        number of public rows, which the adaptive supports take as the public
+        sample's size (the precision of its prior).
     """
     distinct, inverse, counts = np.unique(
         X_public, axis=0, return_inverse=True, return_counts=True
@@ -95,7 +97,8 @@ def labeled_support(X_public, y_public_codes, n_classes):
     pairs = np.bincount(
         inverse * n_classes + y_public_codes, minlength=points.shape[0]
     ).astype(np.float64)
-    return points, pairs + LABEL_SMOOTHING * uniform
+    weights = pairs + LABEL_SMOOTHING * uniform
+    return points, weights * (counts.sum() / weights.sum())
 
 
 def joint_points(X, codes):

@@ -167,9 +167,13 @@ def test_public_labels_give_the_starting_distribution():
     points, init = _labeled.labeled_support(X_pub, codes, n_classes=2)
     np.testing.assert_array_equal(points, [[0, 0], [0, 1], [1, 0], [1, 1]])
     # Pairs (0,0) once, (0,1) once, (1,1) once; plus the smoothing times the
-    # public point counts (2 and 1) spread uniformly over the two labels.
+    # public point counts (2 and 1) spread uniformly over the two labels;
+    # scaled to sum to the 3 public rows (a review found them summing to 6,
+    # which doubled the public prior's precision in the adaptive supports).
     s = _labeled.LABEL_SMOOTHING
-    np.testing.assert_allclose(init, [1 + s, 1 + s, 0 + s / 2, 1 + s / 2])
+    raw = np.array([1 + s, 1 + s, 0 + s / 2, 1 + s / 2])
+    np.testing.assert_allclose(init, raw * 3 / raw.sum())
+    assert init.sum() == pytest.approx(3.0)
     points, init = _labeled.labeled_support(X_pub, None, n_classes=2)
     np.testing.assert_allclose(init, [1.0, 1.0, 0.5, 0.5])
 
