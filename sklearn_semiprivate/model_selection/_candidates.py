@@ -12,15 +12,14 @@ failed run without its cause.
 
 import warnings
 
-import numpy as np
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import accountant_keys
 from ..utils._nested_fit import quiet, silenced_in_worker
+from ..utils._private_predict import count_correct
 from ..utils._rng import check_rng, public_seed
-from ..utils._sklearn_compat import _safe_indexing
 
 __all__ = [
     "candidate",
@@ -131,43 +130,6 @@ def dry_run(candidate, params, cost, X, y, fit_params):
             f"cost it states ({cost})."
         )
     return caught
-
-
-# Rows per predict call when counting correct predictions on private rows.
-_COUNT_CHUNK = 1024
-
-
-def count_correct(estimator, X, y):
-    """Rows of ``(X, y)`` that ``estimator`` classifies correctly, row by row.
-
-    A row whose prediction raises (a scaler overflowing on a huge but finite
-    private value, say) counts as misclassified instead of raising: whether a
-    prediction fails must depend on that row alone, so that one row changes
-    the count by at most 1 (the selection's sensitivity) and no neighbouring
-    dataset is told apart by an error. Rows are predicted in chunks; a chunk
-    that raises is predicted again one row at a time (a chunk's result is the
-    rows' own, since ``predict`` labels each row on its own). Warnings are the
-    caller's to drop.
-    """
-    y = np.asarray(y)
-    n = y.shape[0]
-    correct = 0
-    with np.errstate(all="ignore"):
-        for start in range(0, n, _COUNT_CHUNK):
-            rows = np.arange(start, min(start + _COUNT_CHUNK, n))
-            try:
-                pred = np.asarray(estimator.predict(_safe_indexing(X, rows)))
-                correct += int(np.sum(pred == y[rows]))
-                continue
-            except Exception:
-                pass
-            for i in rows:
-                try:
-                    pred = estimator.predict(_safe_indexing(X, [i]))
-                    correct += int(np.asarray(pred)[0] == y[i])
-                except Exception:
-                    pass
-    return correct
 
 
 def fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):

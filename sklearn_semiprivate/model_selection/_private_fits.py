@@ -20,9 +20,10 @@ from joblib import Parallel, delayed
 from ..accounting import PrivacyCost, compose_basic
 from ..accounting._reservation import replace_one_cost
 from ..mechanisms import LaplaceMechanism, exponential_mechanism
+from ..utils._private_predict import count_correct
 from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import _safe_indexing
-from ._candidates import count_correct, fit_and_count, fit_only
+from ._candidates import fit_and_count, fit_only
 from ._selection import random_stopping_cost, random_stopping_number_of_runs
 
 __all__ = [

@@ -119,3 +119,23 @@ def test_sample_exponential_prefers_the_best_member():
     scores = cover.scores(X, y)
     member = cover.sample_exponential(X, y, 400.0, random_state=0)
     assert scores[member] == scores.max()
+
+
+def test_a_private_row_a_member_cannot_predict_counts_as_a_mistake():
+    # Review: scores called each member's predict on all private rows at
+    # once, so a row with a category unseen by a public encoder made the fit
+    # raise after the charge, with the value in the message.
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    rng = np.random.default_rng(0)
+    X_pub = rng.integers(0, 5, size=(60, 1)).astype(float)
+    y_pub = (X_pub[:, 0] > 2).astype(int)
+    model = make_pipeline(OneHotEncoder(), LogisticRegression()).fit(X_pub, y_pub)
+    cover = FiniteClass([model]).cover(X_pub)
+    X = rng.integers(0, 5, size=(2000, 1)).astype(float)
+    y = (X[:, 0] > 2).astype(int)
+    full = cover.scores(X, y)
+    was_correct = int(model.predict(X[17:18])[0] == y[17])
+    X[17, 0] = 31337.0  # unseen by the public encoder: predict raises on it
+    assert cover.scores(X, y)[0] == full[0] - was_correct

@@ -606,7 +606,7 @@ def test_count_correct_counts_a_failing_row_as_a_mistake():
     # Review: the search's counts called predict on all the private rows at
     # once, so one huge (finite) private value raised after the charge, on
     # that dataset and not its neighbour. Each row now counts on its own.
-    from sklearn_semiprivate.model_selection._candidates import count_correct
+    from sklearn_semiprivate.utils._private_predict import count_correct
 
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(3000, 2))
