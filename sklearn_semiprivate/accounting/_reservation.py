@@ -98,8 +98,10 @@ def fit_cost(estimator, **fit_params):
 
 
 # What ``_privacy_neighbours`` may return: the neighbour relations under which
-# the stated cost (``_privacy_cost``) holds.
-NEIGHBOUR_RELATIONS = ("both", "add/remove", "replace-one")
+# the stated cost (``_privacy_cost``) holds. "restricted": a narrower relation
+# than replace-one (LabelBoostClassifier: a labeled row replaced by a labeled
+# one only), for which no cost under the general relations follows.
+NEIGHBOUR_RELATIONS = ("both", "add/remove", "replace-one", "restricted")
 
 
 def fit_neighbours(estimator, **fit_params):
@@ -107,10 +109,12 @@ def fit_neighbours(estimator, **fit_params):
 
     An estimator of this package states it, from its public parameters and
     which optional inputs its fit gets, in ``_privacy_neighbours(**fit_params)``
-    (the table in ``docs/privacy.rst``): ``"both"``, ``"add/remove"`` or
-    ``"replace-one"``. None when the estimator does not say; a caller must then
-    assume the cost holds under one relation only, not knowing which (e.g.
-    convert it with :func:`replace_one_cost`, valid either way).
+    (the table in ``docs/privacy.rst``): ``"both"``, ``"add/remove"``,
+    ``"replace-one"``, or ``"restricted"`` for a narrower relation (no
+    general guarantee follows from the cost). None when the estimator does
+    not say; a caller must then assume the cost holds under one relation
+    only, not knowing which (e.g. convert it with :func:`replace_one_cost`,
+    valid either way).
 
     Examples
     --------

@@ -23,7 +23,12 @@ from sklearn.utils.validation import column_or_1d
 
 from .._public import check_public_data, resolve_classes, without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import fit_cost, reserve_on_every_ledger
+from ..accounting._reservation import (
+    fit_cost,
+    fit_neighbours,
+    replace_one_cost,
+    reserve_on_every_ledger,
+)
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -161,8 +166,10 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         epsilon delta)``; with ``store_transcript=True``,
         ``transcript_privacy_spent_``.
     transcript_privacy_spent_ : PrivacyCost
-        ``base_privacy_cost_``: what the model *together with* the transcript
-        is (Definition 5.4), whether or not it is stored.
+        The base learner's replace-one cost (``base_privacy_cost_``, or
+        ``(2 eps*, (1 + e^{eps*}) delta)`` by group privacy when the base
+        learner's cost holds for add/remove only): what the model *together
+        with* the transcript is (Definition 5.4), whether or not it is stored.
 
     See Also
     --------
@@ -181,8 +188,11 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
     weaker Definition 5.3, not Definition 5.4: the transcript ``K`` is part of
     ``J``, so publishing it with the model reveals which rows the base
     learner saw, and no amplification is left. The model with the transcript
-    is ``base_privacy_cost_``-DP (given ``K``, one changed row changes ``D_J``
-    in at most one row). So, by default, ``K`` is not kept: the fitted model
+    is DP at the base learner's replace-one cost (given ``K``, one changed
+    row changes ``D_J`` in at most one row): ``base_privacy_cost_``, or its
+    group-privacy doubling when the base learner states add/remove (the
+    package's tree and logistic regression; a review found it charged the
+    add/remove cost). So, by default, ``K`` is not kept: the fitted model
     (and its pickle) is Claim 5.7's, and that is what the ledger is charged.
     ``store_transcript=True`` keeps it as ``transcript_`` and charges the
     weaker ``transcript_privacy_spent_`` instead. Either way the label
@@ -349,7 +359,7 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
             del self.transcript_
         self.base_privacy_cost_ = base_cost
         self.privacy_spent_ = cost
-        self.transcript_privacy_spent_ = base_cost
+        self.transcript_privacy_spent_ = self._transcript_cost(base_cost, **cost_kw)
         return self
 
     def _public_classes(self, X, X_public, y_public):
@@ -469,8 +479,17 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         """
         base_cost = self._base_cost(**fit_params)
         if self.store_transcript:
-            return base_cost
+            return self._transcript_cost(base_cost, **fit_params)
         return subsampling_privacy_cost(base_cost, self.epsilon)
+
+    def _transcript_cost(self, base_cost, **fit_params):
+        """The model with the transcript: the base learner's replace-one cost
+        (given ``K``, a replaced row changes ``D_J`` in one row); group
+        privacy of its stated cost unless that holds for replace-one."""
+        relation = fit_neighbours(self.estimator, **fit_params)
+        if relation in ("both", "replace-one"):
+            return base_cost
+        return replace_one_cost(base_cost)
 
     def _base_estimator(self, estimator, classes, rng, cleared):
         """The clone of ``estimator``: label set, public-side seed, no ledger.

@@ -524,8 +524,14 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
         return seed_unset_random_states(estimator, public_seed(rng))
 
     def _privacy_neighbours(self, **fit_params):
-        """The neighbours ``_privacy_cost`` holds for: replace-one (Theorem 4.13)."""
-        return "replace-one"
+        """The neighbours ``_privacy_cost`` holds for: ``"restricted"``.
+
+        Theorem 4.13 covers a labeled row replaced by a labeled one, or an
+        unlabeled by an unlabeled one; the number of labeled rows is public
+        (``labeled_sizes_``), so a labeled row replaced by an unlabeled one is
+        not covered at any cost.
+        """
+        return "restricted"
 
     def _privacy_cost(self, **fit_params):
         """Theorem 4.13/4.14's guarantee, from the parameters alone."""

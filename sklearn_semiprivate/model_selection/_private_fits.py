@@ -107,6 +107,14 @@ def search_cost(selection, costs, relations, n_samples, score_epsilon, *, refit)
     (PrivacyCost(epsilon=1.1, delta=0.0), 'add/remove', \
 PrivacyCost(epsilon=2.1, delta=0.0))
     """
+    if "restricted" in relations:
+        raise ValueError(
+            "A candidate's guarantee covers only a restricted neighbour relation "
+            "(LabelBoostClassifier: a labeled row replaced by a labeled one), "
+            "from which no guarantee of the search follows: search over its "
+            "parameters with GridSearchCV on public labeled rows, or fit it "
+            "directly."
+        )
     replace_one = [
         c if r in ("both", "replace-one") else replace_one_cost(c)
         for c, r in zip(costs, relations, strict=True)

@@ -213,3 +213,40 @@ def test_logistic_search_covers_its_winners_replace_one_cost():
     own = search.best_estimator_.replace_one_privacy_
     assert search.replace_one_privacy_.epsilon >= own.epsilon
     assert search.replace_one_privacy_.delta >= own.delta
+
+
+def test_labelboost_candidate_is_refused_before_the_charge():
+    # Review: LabelBoost's guarantee covers a labeled row replaced by a
+    # labeled one only (the labeled count is released); the search read it as
+    # general replace-one.
+    from sklearn_semiprivate import LabelBoostClassifier, PrivacyAccountant
+
+    base = SemiPrivateClassifier("thresholds", epsilon=1.0, bounds=(0, 1))
+    booster = LabelBoostClassifier(base, n_base=1, classes=[0, 1])
+    assert fit_neighbours(booster) == "restricted"
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(500, 1))
+    y = (X[:, 0] > 0.3).astype(int)
+    y[400:] = -1  # 400 labeled, 100 unlabeled
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(
+        booster, {"alpha": [0.1, 0.2]}, selection="exponential", accountant=ledger
+    )
+    with pytest.raises(ValueError, match="restricted"):
+        search.fit(X, y)
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_active_transcript_cost_is_the_base_learners_replace_one_cost():
+    # Review: with the transcript released the model is only as private as
+    # the base learner for replace-one; a tree base was charged its
+    # add/remove cost.
+    from sklearn_semiprivate import SubSamplingActiveClassifier
+    from sklearn_semiprivate.accounting._reservation import fit_cost
+
+    tree = SemiPrivateTreeClassifier(epsilon=1.0, classes=[0, 1])
+    active = SubSamplingActiveClassifier(tree, epsilon=0.5, store_transcript=True)
+    assert fit_cost(active) == PrivacyCost(2.0, 0.0)
+    both = SemiPrivateClassifier(epsilon=1.0, classes=[0, 1])
+    active = SubSamplingActiveClassifier(both, epsilon=0.5, store_transcript=True)
+    assert fit_cost(active) == PrivacyCost(1.0, 0.0)
