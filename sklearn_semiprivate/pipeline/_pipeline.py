@@ -269,19 +269,20 @@ class PublicFittedPipeline(_BaseComposition):
         The last step's cost is a function of its public parameters
         (:func:`~sklearn_semiprivate.accounting._reservation.fit_cost`), so the
         pipeline reserves it on the step's accountant itself, then fits a
-        clone whose ledgers are cleared, which does not charge again.
+        clone whose ledgers are cleared, which does not charge again. Returns
+        that clone and its ledgers by parameter name (set back after the fit).
         """
         keys = accountant_keys(final)
         params = final.get_params(deep=True)
-        ledgers = [params[k] for k in keys if params[k] is not None]
-        if not ledgers:
-            return final
+        named = {k: params[k] for k in keys if params[k] is not None}
+        if not named:
+            return final, {}
         # Its parameters are checked first (free): a bad one must not cost.
         final._validate_params()
         cost = fit_cost(final, **final_params)
-        for ledger in {id(led): led for led in ledgers}.values():
+        for ledger in {id(led): led for led in named.values()}.values():
             reserve_budget(ledger, cost, final)
-        return final.set_params(**dict.fromkeys(keys, None))
+        return final.set_params(**dict.fromkeys(named, None)), named
 
     def _final_fit_params(self, params):
         """Fit parameters of the last step, routed or as ``<last>__<param>``."""
@@ -324,11 +325,18 @@ class PublicFittedPipeline(_BaseComposition):
                 "and fit the last step directly."
             )
 
-    def _log(self, idx, name, start):
+    def _log(self, idx, name, start, *, private=False):
+        """One progress line; a step that read private rows gets no duration
+        (how long it took may depend on them: docs/privacy.rst)."""
         if self.verbose:
+            timing = (
+                "on the private rows (duration not shown)"
+                if private
+                else f"total={time.perf_counter() - start:5.1f}s"
+            )
             print(
                 f"[PublicFittedPipeline] (step {idx + 1} of {len(self.steps)}) "
-                f"Processing {name}, total={time.perf_counter() - start:5.1f}s"
+                f"Processing {name}, {timing}"
             )
 
     # False: the steps validate their own parameters.
@@ -409,7 +417,7 @@ class PublicFittedPipeline(_BaseComposition):
                 feature_names=_feature_names(Xpt),
                 classes=final.get_params().get("classes"),
             )
-        final = self._reserve_final(clone(final), final_params)
+        final, ledgers = self._reserve_final(clone(final), final_params)
         # Only now, with the last step's cost charged, are the private rows
         # transformed: whether a transform of them fails is a question the
         # public fit chose (an encoder's categories), answered exactly.
@@ -419,7 +427,7 @@ class PublicFittedPipeline(_BaseComposition):
                 Xt = on_private(step_name, step.transform, Xt)
             else:
                 Xt = on_private(step_name, step.fit_transform, Xt, y, action="fit on")
-                self._log(idx, step_name, start)
+                self._log(idx, step_name, start, private=True)
         if isinstance(Xt, np.ndarray) and Xt.dtype.kind == "f" and fitted:
             # Row by row, data-independent: a finite row the transformers
             # overflowed to +-inf is kept at the largest float (the last step
@@ -429,8 +437,11 @@ class PublicFittedPipeline(_BaseComposition):
             Xt = np.where(np.isposinf(Xt), big, np.where(np.isneginf(Xt), -big, Xt))
         public = None if Xp is None else PublicData(Xpt, yp)
         final.fit(Xt, y, X_public=public, **final_params)
+        # The fitted step names its ledgers again (cleared for the fit, which
+        # the pipeline charged): its clones charge them, as the step's would.
+        final.set_params(**ledgers)
         steps_.append((name, final))
-        self._log(len(self.steps) - 1, name, start)
+        self._log(len(self.steps) - 1, name, start, private=True)
 
         self.steps_ = steps_
         self.n_features_in_ = n_features

@@ -99,11 +99,13 @@ def seed_unset_random_states(estimator, seed):
 
 
 def quiet(estimator):
-    """Switch off every ``verbose`` parameter of ``estimator``, nested ones too.
+    """Switch off every ``verbose`` and ``memory`` parameter, nested ones too.
 
     For estimators fitted on private rows inside a fit of this package: their
     progress output (a partition's size, a training loss) would be a release
-    without noise. Output printed other than under a ``verbose`` parameter
+    without noise, and a :class:`~sklearn.pipeline.Pipeline`'s ``memory``
+    cache writes its fitted steps and transformed (private) rows to disk.
+    Output printed, or files written, other than under these parameters
     cannot be reached here.
 
     Parameters
@@ -122,14 +124,20 @@ def quiet(estimator):
     >>> from sklearn_semiprivate.utils._nested_fit import quiet
     >>> quiet(SGDClassifier(verbose=1)).verbose
     False
+    >>> from sklearn.pipeline import make_pipeline
+    >>> quiet(make_pipeline(SGDClassifier(), memory="/tmp/cache")).memory is None
+    True
     """
-    keys = [
-        key
-        for key in estimator.get_params(deep=True)
-        if key == "verbose" or key.endswith("__verbose")
-    ]
-    if keys:
-        estimator.set_params(**dict.fromkeys(keys, False))
+    params = estimator.get_params(deep=True)
+    updates = {}
+    for key in params:
+        name = key.rsplit("__", 1)[-1]
+        if name == "verbose":
+            updates[key] = False
+        elif name == "memory" and params[key] is not None:
+            updates[key] = None
+    if updates:
+        estimator.set_params(**updates)
     return estimator
 
 

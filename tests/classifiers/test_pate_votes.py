@@ -400,3 +400,23 @@ def test_teachers_print_nothing(capsys):
     clf.fit(X, y, X_public=PublicData(rng.normal(size=(30, 2))))
     lines = [line for line in capsys.readouterr().out.splitlines() if "chatty" in line]
     assert len(lines) <= 1  # the dry run's, on public placeholder rows
+
+
+def test_teachers_write_no_cache(tmp_path):
+    # Review: a Pipeline teacher's memory= cached every teacher's fitted
+    # scaler and transformed private partition on disk.
+    import joblib
+    from sklearn.pipeline import make_pipeline as pipe
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    X[7] = [123.456, -654.321, 42.0]  # a recognisable private row
+    teacher = pipe(StandardScaler(), LogisticRegression(), memory=str(tmp_path))
+    clf = PATEClassifier(teacher=teacher, classes=[0, 1], n_teachers=4, epsilon=1.0)
+    clf.fit(X, y, X_public=PublicData(rng.normal(size=(30, 3))))
+    for path in tmp_path.rglob("output.pkl"):
+        Xt, scaler = joblib.load(path)
+        rows = scaler.inverse_transform(Xt)
+        assert rows.shape[0] != 10  # no teacher's partition (40 rows / 4)
+        assert not np.all(np.isclose(rows, X[7]), axis=1).any()

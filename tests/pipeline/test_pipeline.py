@@ -461,6 +461,24 @@ def test_verbose_prints_each_step(capsys):
     out = capsys.readouterr().out
     assert "(step 1 of 2) Processing standardscaler" in out
     assert "(step 2 of 2) Processing semiprivateclassifier" in out
+    # Review: the last step's line gave the total time, the private fit's
+    # included.
+    (last,) = [line for line in out.splitlines() if "step 2 of 2" in line]
+    assert "total=" not in last and "duration not shown" in last
+
+
+def test_fitted_last_step_names_its_ledger():
+    # Review: the pipeline fitted a clone with its ledger cleared, and that
+    # fitted step (steps_, a search's best_estimator_) no longer charged it.
+    X, y, X_pub = make_data()
+    ledger = PrivacyAccountant(epsilon=10)
+    pipe = make_public_fitted_pipeline(StandardScaler(), clf(accountant=ledger))
+    pipe.fit(X, y, X_public=PublicData(X_pub))
+    fitted = pipe.steps_[-1][1]
+    assert fitted.get_params()["accountant"] is ledger
+    spent = ledger.spent().epsilon
+    clone(fitted).fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent().epsilon == pytest.approx(spent + 1.0)
 
 
 def test_last_step_charged_before_private_rows_are_transformed():
