@@ -27,7 +27,12 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._public import check_public_data, without_column_names
 from ..accounting import PrivacyAccountant
-from ..accounting._reservation import fit_cost, reserve_on_every_ledger
+from ..accounting._reservation import (
+    fit_cost,
+    fit_neighbours,
+    replace_one_cost,
+    reserve_on_every_ledger,
+)
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -156,7 +161,8 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
         The fitted base learner: the final hypothesis. ``predict`` uses it.
         Its ``accountant`` parameters are None (charged through LabelBoost).
     base_privacy_cost_ : PrivacyCost
-        The base learner's stated cost.
+        The base learner's replace-one cost: its stated cost, or that cost
+        doubled by group privacy when it holds for add/remove only.
     privacy_spent_ : PrivacyCost
         Theorem 4.13's ``(1, 41 delta)``, or Theorem 4.14's ``(epsilon,
         4 epsilon / (3 + e) 41 delta)`` below epsilon 1.
@@ -441,14 +447,25 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
         return self.estimator.get_params(deep=False).get("classes")
 
     def _base_cost(self, **fit_params):
-        """The base learner's stated cost, or a TypeError naming what is missing."""
+        """The base learner's replace-one cost, or a TypeError naming what is
+        missing.
+
+        Lemma 4.6 needs a base learner private for replace-one neighbours of
+        its sample: its stated cost when that holds for replace-one (or both),
+        else the group-privacy doubling of it (an add/remove learner such as
+        the tree or the logistic regression; a review found the add/remove
+        epsilon checked against Lemma 4.6's bound of 1).
+        """
         try:
-            return fit_cost(self.estimator, **fit_params)
+            cost = fit_cost(self.estimator, **fit_params)
         except TypeError as exc:
             raise TypeError(
                 "LabelBoostClassifier needs a private base learner (one that "
                 f"states its (epsilon, delta)): {exc}"
             ) from None
+        if fit_neighbours(self.estimator, **fit_params) in ("both", "replace-one"):
+            return cost
+        return replace_one_cost(cost)
 
     def _n_base(self, n_unlabeled):
         if self.n_base is not None:

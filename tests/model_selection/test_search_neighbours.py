@@ -250,3 +250,16 @@ def test_active_transcript_cost_is_the_base_learners_replace_one_cost():
     both = SemiPrivateClassifier(epsilon=1.0, classes=[0, 1])
     active = SubSamplingActiveClassifier(both, epsilon=0.5, store_transcript=True)
     assert fit_cost(active) == PrivacyCost(1.0, 0.0)
+
+
+def test_labelboost_checks_its_base_learners_replace_one_epsilon():
+    # Review: Lemma 4.6 needs a replace-one (1, delta) base learner; a tree at
+    # epsilon 1 (2 for replace-one) was accepted.
+    from sklearn_semiprivate import LabelBoostClassifier
+    from sklearn_semiprivate.accounting._reservation import fit_cost
+
+    tree = SemiPrivateTreeClassifier(epsilon=1.0, classes=[0, 1])
+    with pytest.raises(ValueError, match="needs a"):
+        fit_cost(LabelBoostClassifier(tree, classes=[0, 1]))
+    half = SemiPrivateTreeClassifier(epsilon=0.5, classes=[0, 1])
+    assert fit_cost(LabelBoostClassifier(half, classes=[0, 1])).epsilon == 1.0
