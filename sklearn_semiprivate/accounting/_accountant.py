@@ -250,9 +250,12 @@ class PrivacyAccountant:
     epsilon : float, default=inf
         Total epsilon budget, ``> 0``.
     delta : float, default=1e-5
-        Total delta budget, in ``[0, 1)``. The default allows ten fits at the
-        estimators' default ``delta=1e-6``; pass ``delta=0`` for a pure-DP budget,
-        which then refuses every spend with ``delta > 0``.
+        Total delta budget, in ``[0, 1)``. The default allows ten fits at
+        ``delta=1e-6`` (the default of most estimators) but one at ``1e-5``
+        (the default of SemiPrivateLogisticRegression, PrivateSGDClassifier
+        and PATEClassifier): size it for the fits of a cross-validation. Pass
+        ``delta=0`` for a pure-DP budget, which then refuses every spend with
+        ``delta > 0``.
     path : str or path-like, default=None
         ``None`` keeps the ledger in memory, for this object in this process only.
         A file path keeps it in an SQLite database there, created if missing: a

@@ -196,8 +196,9 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
     **Privacy.** Protected: every labeled row of ``(X, y)`` and every unlabeled
     row of ``X_unlabeled``; the two parts must hold *different* people. Not
     protected: ``X_public``, ``y_public``, ``bounds``, ``n_bins``, ``classes``,
-    the hyper-parameters, the number of rows of each part and the feature
-    format. Neighbouring inputs change one row of one part:
+    the hyper-parameters, the number of unlabeled rows and the feature format
+    (the labeled rows' guarantee holds for add/remove too: their number is
+    not used). Neighbouring inputs change one row of one part:
 
     * one unlabeled row replaced (replace-one; ``n_unlabeled`` is public): the
       grid map is per row, so one grid code changes; the sanitizer is

@@ -126,13 +126,15 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
     score_epsilon : float, default=None
         Random stopping: epsilon of the Laplace noise on each run's
         validation count (sensitivity 1). None uses the largest candidate
-        epsilon, which is free: training and validation rows are disjoint, so
-        a run costs the larger of the two, not their sum.
+        replace-one epsilon (see Notes), which is free: training and
+        validation rows are disjoint, so a run costs the larger of the two,
+        not their sum.
         Exponential: epsilon of the exponential mechanism that selects (it
         adds to the cost). None uses a tenth of the candidates' summed epsilon.
     refit : bool, default=True
         Random stopping only. True refits the winner on all the private rows
-        (one more fit, charged upfront at the largest candidate cost). False
+        (one more fit, charged upfront at the largest candidate replace-one
+        cost). False
         keeps the winning run's model, fitted on the training part, at no extra
         cost. With public selection the winner is already fitted on every
         private row and nothing is refitted.
