@@ -476,11 +476,22 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
 
         Claim 5.7's guarantee of the model; with ``store_transcript=True``,
         the base learner's (Definition 5.4: the model with the transcript).
+        A base learner that takes private unlabeled rows is fitted with them
+        when ``n_labeled < n_subsample``, which the pool's size decides; the
+        larger of the two costs is charged, so that the cost is a function of
+        the parameters alone (a review found a pipeline charging the smaller).
         """
-        base_cost = self._base_cost(**fit_params)
-        if self.store_transcript:
-            return self._transcript_cost(base_cost, **fit_params)
-        return subsampling_privacy_cost(base_cost, self.epsilon)
+        variants = [fit_params]
+        if self._base_takes_unlabeled_rows():
+            variants.append({**fit_params, "X_unlabeled": True})
+        costs = []
+        for kw in variants:
+            base_cost = self._base_cost(**kw)
+            if self.store_transcript:
+                costs.append(self._transcript_cost(base_cost, **kw))
+            else:
+                costs.append(subsampling_privacy_cost(base_cost, self.epsilon))
+        return PrivacyCost(max(c.epsilon for c in costs), max(c.delta for c in costs))
 
     def _transcript_cost(self, base_cost, **fit_params):
         """The model with the transcript: the base learner's replace-one cost

@@ -263,3 +263,38 @@ def test_labelboost_checks_its_base_learners_replace_one_epsilon():
         fit_cost(LabelBoostClassifier(tree, classes=[0, 1]))
     half = SemiPrivateTreeClassifier(epsilon=0.5, classes=[0, 1])
     assert fit_cost(LabelBoostClassifier(half, classes=[0, 1])).epsilon == 1.0
+
+
+def test_active_cost_before_the_fit_is_what_the_fit_reserves():
+    # Review: with a base learner that takes private unlabeled rows, the fit
+    # priced it with them (a delta) and fit_cost without (no delta), so a
+    # pipeline reserving fit_cost charged its ledger less than the fit cost.
+    from sklearn_semiprivate import (
+        GenericLearnerClassifier,
+        PrivacyAccountant,
+        SubSamplingActiveClassifier,
+    )
+    from sklearn_semiprivate.accounting._reservation import fit_cost
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(3000, 1))
+    y = (X[:, 0] > 0.5).astype(int)
+    X_pub = PublicData(rng.uniform(size=(20, 1)))
+    base = GenericLearnerClassifier(
+        epsilon=1.0, delta=1e-6, bounds=(0, 1), classes=[0, 1]
+    )
+    ledger = PrivacyAccountant(epsilon=10, delta=1e-3)
+    active = SubSamplingActiveClassifier(
+        base,
+        epsilon=0.5,
+        n_subsample=100,
+        n_labeled=50,
+        classes=[0, 1],
+        accountant=ledger,
+    )
+    before = fit_cost(active, X_public=X_pub)
+    assert before.delta > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        active.fit(X, y, X_public=X_pub)
+    assert active.privacy_spent_ == before == ledger.spent()
