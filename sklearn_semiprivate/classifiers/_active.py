@@ -359,7 +359,11 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
             del self.transcript_
         self.base_privacy_cost_ = base_cost
         self.privacy_spent_ = cost
-        self.transcript_privacy_spent_ = self._transcript_cost(base_cost, **cost_kw)
+        self.transcript_privacy_spent_ = (
+            cost
+            if self.store_transcript
+            else self._transcript_cost(base_cost, **cost_kw)
+        )
         return self
 
     def _public_classes(self, X, X_public, y_public):

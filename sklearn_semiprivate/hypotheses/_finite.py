@@ -8,10 +8,9 @@ keeping the first.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import warnings
-
 import numpy as np
 
+from ..utils._nested_fit import dropped_warnings
 from ..utils._private_predict import count_correct
 from ._base import (
     Cover,
@@ -197,8 +196,7 @@ class FiniteCover(Cover):
         # Row by row where a member's predict fails on some private row (or
         # returns the wrong shape): that row counts as a mistake, and no error
         # (nor its message, which may quote the value) leaves the fit.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with dropped_warnings():
             for i in range(self.size):
                 out[i] = count_correct(self._model(i), X, y)
         return out

@@ -134,10 +134,9 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
     refit : bool, default=True
         Random stopping only. True refits the winner on all the private rows
         (one more fit, charged upfront at the largest candidate replace-one
-        cost). False
-        keeps the winning run's model, fitted on the training part, at no extra
-        cost. With public selection the winner is already fitted on every
-        private row and nothing is refitted.
+        cost). False keeps the winning run's model, fitted on the training
+        part, at no extra cost. With public selection the winner is already
+        fitted on every private row and nothing is refitted.
     accountant : PrivacyAccountant, default=None
         Ledger charged the search's whole cost before any fit. An accountant
         set on ``estimator`` itself is used when this one is None (two
