@@ -4,6 +4,7 @@
 
 import math
 
+from ._accountant import PrivacyAccountant
 from ._composition import PrivacyCost
 
 __all__ = [
@@ -193,3 +194,26 @@ def reserve_on_every_ledger(estimator, cost):
         reserve_budget(ledger, cost, estimator)
     prefix = "estimator__"
     return {k[len(prefix) :]: None for k in keys if k.startswith(prefix)}
+
+
+class _CostProbeStop(BaseException):
+    """Raised by the probe ledger at the reservation.
+
+    A ``BaseException``, so that an estimator catching ``Exception`` around its
+    reservation cannot swallow it and go on to read rows uncharged.
+    """
+
+
+class _CostProbe(PrivacyAccountant):
+    """A ledger that records the first reservation and stops the fit there."""
+
+    def __init__(self):
+        super().__init__()
+        self.cost = None
+
+    def check(self, epsilon, delta=0.0):
+        return None
+
+    def spend(self, epsilon, delta=0.0, *, source=None):
+        self.cost = PrivacyCost(float(epsilon), float(delta))
+        raise _CostProbeStop

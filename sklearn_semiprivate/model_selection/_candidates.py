@@ -15,8 +15,7 @@ import warnings
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 
-from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import accountant_keys
+from ..accounting._reservation import _CostProbe, _CostProbeStop, accountant_keys
 from ..utils._nested_fit import quiet, silenced_in_worker
 from ..utils._private_predict import count_correct
 from ..utils._rng import check_rng, public_seed
@@ -30,29 +29,6 @@ __all__ = [
     "fit_only",
     "search_ledger",
 ]
-
-
-class _CostProbeStop(BaseException):
-    """Raised by the probe ledger at the reservation.
-
-    A ``BaseException``, so that an estimator catching ``Exception`` around its
-    reservation cannot swallow it and go on to read rows uncharged.
-    """
-
-
-class _CostProbe(PrivacyAccountant):
-    """A ledger that records the first reservation and stops the fit there."""
-
-    def __init__(self):
-        super().__init__()
-        self.cost = None
-
-    def check(self, epsilon, delta=0.0):
-        return None
-
-    def spend(self, epsilon, delta=0.0, *, source=None):
-        self.cost = PrivacyCost(float(epsilon), float(delta))
-        raise _CostProbeStop
 
 
 def candidate(estimator, params, accountant, *, classes=None):

@@ -29,19 +29,22 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData, _feature_names, check_public_data
 from ..accounting._reservation import (
+    _CostProbe,
+    _CostProbeStop,
     accountant_keys,
     fit_cost,
     fit_neighbours,
     reserve_budget,
 )
 from ..exceptions import PrivacyLeakWarning
+from ..utils._nested_fit import dropped_warnings
 from ..utils._sklearn_compat import (
     StrOptions,
     _BaseComposition,
     _fit_context,
     _name_estimators,
 )
-from ._checks import check_formats, on_private, on_public, unwrap_public
+from ._checks import _shape, check_formats, on_private, on_public, unwrap_public
 
 __all__ = ["PublicFittedPipeline", "make_public_fitted_pipeline"]
 
@@ -263,6 +266,33 @@ class PublicFittedPipeline(_BaseComposition):
         return fit_cost(final, **params)
 
     @staticmethod
+    def _check_final_before_charge(final, X, y, Xpt, yp, final_params):
+        """Fit a clone of the last step up to its reservation, which stops it.
+
+        Its input is the private labels and a placeholder of the transformed
+        rows (zeros, the transformed public rows' width, one row per private
+        row): up to its reservation a fit of this package reads the format of
+        ``X`` and ``y`` only, and the private rows are transformed only after
+        the charge. An error raised here is the one the last step alone
+        would raise before charging anything.
+        """
+        probe = _CostProbe()
+        step = clone(final)
+        step.set_params(**dict.fromkeys(accountant_keys(step), probe))
+        if Xpt is None:
+            return  # no public data: the transformed width is not known yet
+        # The transformed private rows will take as much memory after the
+        # charge: the placeholder does not raise the fit's peak.
+        placeholder = np.zeros((_shape(X, "X")[0], np.shape(Xpt)[1]))
+        public = PublicData(Xpt, yp)
+        # Its warnings come again from the real fit.
+        with dropped_warnings():
+            try:
+                step.fit(placeholder, y, X_public=public, **final_params)
+            except _CostProbeStop:
+                pass
+
+    @staticmethod
     def _reserve_final(final, final_params):
         """Charge the last step's ledger before any private row is transformed.
 
@@ -417,6 +447,12 @@ class PublicFittedPipeline(_BaseComposition):
                 feature_names=_feature_names(Xpt),
                 classes=final.get_params().get("classes"),
             )
+        if accountant_keys(final):
+            # The last step's own checks (its public parameters against this
+            # data's format, the private labels' format) run before its
+            # reservation when it is fitted alone: free. Run them here too,
+            # before the pipeline charges for it.
+            self._check_final_before_charge(final, X, y, Xpt, yp, final_params)
         final, ledgers = self._reserve_final(clone(final), final_params)
         # Only now, with the last step's cost charged, are the private rows
         # transformed: whether a transform of them fails is a question the

@@ -255,8 +255,11 @@ def test_exhausted_ledger_answers_no_transform_question():
     X = pd.DataFrame({"city": ["paris"] * 5 + ["rome"] * 45, "x": rng.uniform(size=50)})
     y = (X["x"] > 0.5).astype(int).to_numpy()
     X_pub = pd.DataFrame({"city": ["rome", "oslo"], "x": [0.2, 0.7]})
+    # Dense output: the last step refuses sparse public rows, which the
+    # pipeline's check before the charge now reports first.
     pipe = make_public_fitted_pipeline(
-        OneHotEncoder(handle_unknown="error"), _base(bounds=(0, 1))
+        OneHotEncoder(handle_unknown="error", sparse_output=False),
+        _base(bounds=(0, 1)),
     )
     ledger = PrivacyAccountant(epsilon=1.0)
     ledger.spend(1.0)

@@ -26,6 +26,7 @@ from sklearn_semiprivate import (
     PublicDataWarning,
     PublicFittedPipeline,
     SemiPrivateClassifier,
+    SemiPrivateLogisticRegression,
     make_public_fitted_pipeline,
     reproducible_noise,
 )
@@ -544,3 +545,24 @@ def test_bad_last_step_parameter_costs_nothing():
     with pytest.raises(ValueError, match="mechanism"):
         pipe.fit(X, y, X_public=PublicData(X_pub))
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("params", "y_of", "match"),
+    [
+        ({"bounds": (1, 0)}, lambda y: y, "lo < hi"),
+        ({}, lambda y: y[:-1], "inconsistent numbers"),
+        ({}, lambda y: np.c_[y, y], "1d array"),
+    ],
+)
+def test_last_steps_free_errors_cost_nothing_in_the_pipeline(params, y_of, match):
+    # Review: the pipeline charged the last step's cost before the last step's
+    # own checks (its public parameters, the labels' format), which cost
+    # nothing when it is fitted alone.
+    X, y, X_pub = make_data()
+    ledger = PrivacyAccountant(epsilon=1.0)
+    step = SemiPrivateLogisticRegression(classes=[0, 1], accountant=ledger, **params)
+    pipe = make_public_fitted_pipeline(StandardScaler(), step)
+    with pytest.raises(ValueError, match=match):
+        pipe.fit(X, y_of(y), X_public=PublicData(X_pub))
+    assert ledger.spent().epsilon == 0.0
