@@ -358,9 +358,10 @@ class PrivateParameterSearch(MetaEstimatorMixin, ClassifierMixin, BaseEstimator)
                 f"{type(self).__name__} requires y to be passed, but the target y "
                 "is None."
             )
-        X, y = indexable(X, y)
-        # Its message would quote the number of private rows: cut to its start.
+        # Their messages would quote the number of private rows (indexable
+        # checks the lengths too): cut to their start.
         call_on_private(check_consistent_length, X, y)
+        X, y = call_on_private(indexable, X, y)
         # Format checks only (shape, finite, class-like): free, like the
         # candidates' own; X is checked by each candidate's probe fit.
         y = call_on_private(

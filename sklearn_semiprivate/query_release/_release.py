@@ -304,7 +304,7 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     al. 2022), on the same splits of the real tables (36 pairs of fits),
     ``"graphical"`` has a mean error at or below AIM's in 29 (the others
     1.005-1.074 times it, 6 of 7 at ``epsilon >= 0.5``) and a max error at
-    or below in 28, at 1/17 to 1/179 of its fit time; ``"mixture"`` had
+    or below in 28, at 1/16.6 to 1/179 of its fit time; ``"mixture"`` had
     1.02-1.35 times AIM's mean error from ``epsilon = 0.5`` (3-split
     means). ``"auto"``
     changes the neighbour relation with the workload: add/remove for

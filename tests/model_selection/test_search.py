@@ -658,3 +658,14 @@ def test_bad_public_labels_are_refused_before_the_charge(y_pub, match):
     with pytest.raises(ValueError, match=match):
         search.fit(X, y, X_public=X_pub, y_public=y_pub(len(X_pub)))
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_length_mismatch_message_quotes_no_count():
+    # Fact-check: indexable() ran scikit-learn's length check before the
+    # wrapped one, and its message gave both private lengths.
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(_base(), GRID)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples") as err:
+        search.fit(X, y[:-1], X_public=PublicData(X_pub))
+    assert str(len(y)) not in str(err.value)
+    assert str(len(y) - 1) not in str(err.value)
