@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData
-from ..accounting._reservation import fit_cost
+from ..accounting._reservation import fit_cost, fit_neighbours, replace_one_cost
 from ..classifiers._base import prepare_fit_data
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -178,7 +178,8 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
         Number of features.
     privacy_spent_ : PrivacyCost
-        That of the wrapped learner.
+        The wrapped learner's replace-one cost: its ``privacy_spent_`` when
+        that holds for replace-one, else doubled by group privacy (see Notes).
 
     See Also
     --------
@@ -187,8 +188,10 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
 
     Notes
     -----
-    **Privacy.** Same ``(epsilon, delta)`` as the wrapped learner, for
-    **replace-one** neighbours (Claim 4.5): the public sample contains no real
+    **Privacy.** The wrapped learner's ``(epsilon, delta)`` for replace-one
+    neighbours of its sample (its own, or ``(2 epsilon, (1 + e^epsilon)
+    delta)`` by group privacy for an add/remove learner), for **replace-one**
+    neighbours of the real rows (Claim 4.5): the public sample contains no real
     example, each real example appears at most once in the private sample, and
     which positions they take depends only on coins independent of the data, so
     replacing one real row replaces at most one row of the generated sample.
@@ -198,7 +201,9 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
     ``y_public``) are not protected and join only the public sample; the
     guarantee holds because the wrapped learner is DP in its private sample
     for *every* public sample (the argument of Claim 4.5), which is the case
-    for the learners of this package.
+    for the learners of this package. The wrapped learner's own ledger is
+    charged its own stated cost, under its own relation: a ledger kept for
+    replace-one should be sized with this ``privacy_spent_``.
 
     **Utility.** If the wrapped learner has excess error ``alpha`` with
     ``n_public`` public examples, the output has error ``<= 100 n_public alpha``
@@ -320,7 +325,7 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         # at most one position of it (Claim 4.5), so the reduction inherits it.
         self.estimator_ = est.fit(X_priv, y_priv, X_public=public)
         self.classes_ = classes
-        self.privacy_spent_ = self.estimator_.privacy_spent_
+        self.privacy_spent_ = self._privacy_cost()
         return self
 
     def _privacy_neighbours(self, **fit_params):
@@ -330,11 +335,18 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
     def _privacy_cost(self, **fit_params):
         """What ``fit`` spends: the wrapped learner's cost (Claim 4.5).
 
-        The wrapped learner reserves it on its own accountant; the reduction
-        adds nothing (each real row sits in at most one position of the
-        private sample).
+        The wrapped learner reserves its own cost on its own accountant; the
+        reduction adds nothing (each real row sits in at most one position of
+        the private sample), so its guarantee is the learner's for replace-one
+        neighbours of that sample: the learner's cost when it holds for
+        replace-one (or both), else its group-privacy doubling (an add/remove
+        learner such as the tree; a review found its add/remove cost stated
+        as replace-one).
         """
-        return fit_cost(self.estimator, X_public=None)
+        cost = fit_cost(self.estimator, X_public=None)
+        if fit_neighbours(self.estimator, X_public=None) in ("both", "replace-one"):
+            return cost
+        return replace_one_cost(cost)
 
     @staticmethod
     def _public_sample(X_dummy, y_dummy, data):

@@ -298,3 +298,17 @@ def test_active_cost_before_the_fit_is_what_the_fit_reserves():
         warnings.simplefilter("ignore")
         active.fit(X, y, X_public=X_pub)
     assert active.privacy_spent_ == before == ledger.spent()
+
+
+def test_reduction_states_its_learners_replace_one_cost():
+    # Review: Claim 4.5 passes the learner's replace-one guarantee on; an
+    # add/remove learner's stated cost was reported as the reduction's.
+    from sklearn_semiprivate.accounting._reservation import fit_cost
+    from sklearn_semiprivate.research import PublicDataReduction
+
+    tree = SemiPrivateTreeClassifier(epsilon=1.0, classes=[0, 1])
+    reduction = PublicDataReduction(tree, n_public=5, classes=[0, 1])
+    assert fit_cost(reduction) == PrivacyCost(2.0, 0.0)
+    assert fit_neighbours(reduction) == "replace-one"
+    both = SemiPrivateClassifier("thresholds", epsilon=1.0, classes=[0, 1])
+    assert fit_cost(PublicDataReduction(both, n_public=5)) == PrivacyCost(1.0, 0.0)
