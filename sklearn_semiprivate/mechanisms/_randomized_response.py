@@ -210,8 +210,16 @@ class KaryRandomizedResponse(Mechanism):
         self.n_categories = check_n_categories(n_categories)
 
     def _log_keep_other(self):
-        log_norm = np.logaddexp(self.epsilon, math.log(self.n_categories - 1))
-        return self.epsilon - log_norm, -log_norm
+        # log p_keep = -log1p((k - 1) e^-eps), log p_other = -eps + log p_keep:
+        # exact for large epsilon, where eps - logaddexp(eps, log(k - 1))
+        # cancelled to 0.0 (keep always) from about eps = 34 (a review).
+        log_keep = -math.log1p((self.n_categories - 1) * math.exp(-self.epsilon))
+        return log_keep, log_keep - self.epsilon
+
+    def _flip_probability(self):
+        """``P[output != input] = (k - 1) p_other``, computed directly."""
+        _, other = self._log_keep_other()
+        return math.exp(math.log(self.n_categories - 1) + other)
 
     @property
     def log_transition_matrix(self):
@@ -250,8 +258,10 @@ class KaryRandomizedResponse(Mechanism):
         """
         values = _check_codes(values, self.n_categories, "values")
         rng = check_rng(random_state)
-        log_keep, _ = self._log_keep_other()
-        keep = rng.random(values.shape) < math.exp(log_keep)
+        # Flip when U < P[flip]: a double U of step 2^-53 makes that at least
+        # P[flip] (the safe side); U < p_keep made keeping at least p_keep,
+        # so a report could never flip at large epsilon.
+        keep = ~(rng.random(values.shape) < self._flip_probability())
         other = rng.integers(0, self.n_categories - 1, size=values.shape)
         other = other + (other >= values)  # uniform over the k - 1 other values
         return np.where(keep, values, other)

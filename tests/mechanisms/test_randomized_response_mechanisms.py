@@ -249,3 +249,19 @@ def test_bad_inputs_name_the_parameter():
         debias_bit_mean([], 1.0)
     with pytest.raises(ValueError, match="epsilon"):
         RandomizedResponse(0.0)
+
+
+@pytest.mark.parametrize("k", [2, 3, 10])
+@pytest.mark.parametrize("eps", [1.0, 20.0, 30.0, 34.0, 36.0, 38.0, 45.0])
+def test_kary_sampler_in_doubles_stays_within_epsilon(k, eps):
+    # Review: log p_keep cancelled to 0.0 from about eps = 34 and the sampler
+    # kept when U < p_keep (rounding toward keeping), so a report never
+    # flipped. Now it flips when U < P[flip], U = j 2^-53: the flip
+    # probability the sampler really has is ceil(P[flip] 2^53) / 2^53.
+    rr = KaryRandomizedResponse(eps, n_categories=k)
+    p_flip = rr._flip_probability()
+    assert p_flip > 0.0
+    real_flip = math.ceil(p_flip * 2.0**53) / 2.0**53
+    real_keep, real_other = 1.0 - real_flip, real_flip / (k - 1)
+    assert math.log(real_keep / real_other) <= eps + 1e-9
+    np.testing.assert_allclose(rr.transition_matrix.sum(axis=1), 1.0, rtol=1e-12)
