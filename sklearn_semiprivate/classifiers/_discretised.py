@@ -51,7 +51,11 @@ def discretise(X, bounds, n_bins):
            [3.]])
     """
     width = (bounds[:, 1] - bounds[:, 0]) / n_bins
-    codes = np.floor((X - bounds[:, 0]) / width)
+    # errstate: a huge but finite private value overflows to +-inf, which the
+    # clip maps to the end bin; the overflow warning would be a release (a
+    # review: docs/limitations.rst, "Magnitudes").
+    with np.errstate(over="ignore", invalid="ignore"):
+        codes = np.floor((X - bounds[:, 0]) / width)
     return np.clip(codes, 0, n_bins - 1)
 
 

@@ -25,7 +25,9 @@ from ..mechanisms import (
     multiplicative_weights_update,
     project_kappa_dense,
 )
+from ..utils._nested_fit import dropped_warnings
 from ..utils._private_errors import call_on_private
+from ..utils._private_predict import rowwise
 
 __all__ = [
     "LEARNER_EPSILON",
@@ -448,8 +450,20 @@ def curator_round(X, y, log_weights, kappa, m, learner, rng):
 
 
 def zero_one_losses(hypothesis, X, y):
-    """``L(h(x), ℓ(x)) = 1[h(x) != y]`` for every row, in ``{0, 1}``."""
-    return (hypothesis.predict(X) != y).astype(np.float64)
+    """``L(h(x), ℓ(x)) = 1[h(x) != y]`` for every row, in ``{0, 1}``.
+
+    A row the hypothesis cannot predict (a tree's float32 conversion of a huge
+    but finite value) has loss 1, instead of making the fit raise, after its
+    charge, on that curator set and not its neighbour (a review): each row's
+    loss still depends on that row only (:func:`rowwise`). Its warnings are
+    dropped.
+    """
+    y = np.asarray(y)
+    if y.shape[0] == 0:
+        return np.zeros(0)
+    with dropped_warnings():
+        pred, ok = rowwise(hypothesis.predict, X, fill=y[0])
+    return np.where(ok, pred != y, True).astype(np.float64)
 
 
 def reweigh(log_weights, losses, alpha):

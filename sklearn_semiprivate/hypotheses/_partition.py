@@ -276,7 +276,12 @@ class PartitionCover(Cover):
     def _apply(self, X):
         if X.shape[0] == 0:  # estimators refuse 0 rows; nothing to look up
             return np.zeros(0, dtype=np.intp)
-        cells = self._index.lookup(self._partition.keys(X)).astype(np.intp)
+        private_keys = getattr(self._partition, "private_keys", None)
+        if private_keys is None:  # bins and k-d cells: comparisons, never fail
+            cells = self._index.lookup(self._partition.keys(X)).astype(np.intp)
+        else:
+            keys, ok = private_keys(X)
+            cells = np.where(ok, self._index.lookup(keys), -1).astype(np.intp)
         if self._tree is not None:
             outside = np.flatnonzero(cells < 0)
             if outside.size:

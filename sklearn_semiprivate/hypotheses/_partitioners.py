@@ -9,6 +9,8 @@ integers, or of any sortable ids, per point) and describes a key in words,
 
 import numpy as np
 
+from ..utils._private_predict import rowwise
+
 __all__ = ["CellIndex", "EstimatorCells", "MedianSplits", "QuantileGrid"]
 
 
@@ -121,7 +123,20 @@ class EstimatorCells:
                 f"{self.method} of the partitioner must return one cell id per row, "
                 f"got shape {keys.shape}."
             )
+        if not hasattr(self, "_fill"):  # the first call: the public rows
+            self._fill = keys[0].copy()
         return keys
+
+    def private_keys(self, X):
+        """:meth:`keys` of private (or new) rows, row by row where it fails.
+
+        Returns the keys and a mask, False for a row the estimator cannot map
+        (a tree's float32 conversion of a huge but finite value, an encoder's
+        unseen category): its key is a placeholder, and the cover treats it
+        as in no public cell (its ``unseen`` rule), instead of the fit raising
+        after its charge on that dataset and not on its neighbour (a review).
+        """
+        return rowwise(self.keys, X, fill=self._fill)
 
     def describe(self, key, names):
         # Cells of a fitted estimator are named by their id; no feature to name.

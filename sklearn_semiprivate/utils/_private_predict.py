@@ -14,18 +14,78 @@ import numpy as np
 
 from ._sklearn_compat import _safe_indexing
 
-__all__ = ["count_correct"]
+__all__ = ["count_correct", "rowwise"]
 
-# Rows per predict call.
+# Rows per call.
 _CHUNK = 1024
 
 
-def _chunk_correct(estimator, X, y, rows):
-    """Correct predictions of one chunk; raises if its prediction fails."""
-    pred = np.asarray(estimator.predict(_safe_indexing(X, rows)))
-    if pred.shape != (len(rows),):
-        raise ValueError("predict returned the wrong shape")
-    return int(np.count_nonzero(pred == y[rows]))
+def _chunk_output(func, X, rows, row_shape):
+    """``func`` on one chunk, checked; raises if it fails."""
+    out = np.asarray(func(_safe_indexing(X, rows)))
+    if row_shape is not None and out.shape[1:] != row_shape:
+        raise ValueError("the output has the wrong shape")
+    if out.shape[:1] != (len(rows),):
+        raise ValueError("the output has the wrong number of rows")
+    return out
+
+
+def rowwise(func, X, fill):
+    """``func(X)``, whose output has one entry per row, computed row-safely.
+
+    Rows are passed in chunks; a chunk on which ``func`` raises (or returns
+    the wrong shape) is passed again one row at a time, and a row on which
+    it still fails gets ``fill`` (whose shape is that of one row's output).
+    So whether ``func`` fails on a private row changes that row's entry only,
+    never the others', and no error (whose message may quote the value)
+    escapes. Warnings are the caller's to drop.
+
+    Parameters
+    ----------
+    func : callable
+        Maps rows of ``X`` to an array with one entry (or row) per row.
+    X : array-like of shape (n_samples, n_features)
+    fill : scalar or array-like
+        The output of a row ``func`` fails on.
+
+    Returns
+    -------
+    out : ndarray of shape (n_samples, *np.shape(fill))
+    ok : ndarray of shape (n_samples,) of bool
+        False where ``func`` failed (the entry is ``fill``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.utils._private_predict import rowwise
+    >>> def f(X):
+    ...     if np.any(X > 10):
+    ...         raise ValueError("too big")
+    ...     return X[:, 0] * 2
+    >>> out, ok = rowwise(f, np.array([[1.0], [20.0], [3.0]]), fill=-1.0)
+    >>> out.tolist(), ok.tolist()
+    ([2.0, -1.0, 6.0], [True, False, True])
+    """
+    fill = np.asarray(fill)
+    n = np.shape(X)[0]
+    parts, ok = [], np.ones(n, dtype=bool)
+    with np.errstate(all="ignore"):
+        for start in range(0, n, _CHUNK):
+            rows = np.arange(start, min(start + _CHUNK, n))
+            try:
+                parts.append(_chunk_output(func, X, rows, fill.shape))
+                continue
+            except Exception:
+                pass
+            for i in rows:
+                try:
+                    parts.append(_chunk_output(func, X, np.array([i]), fill.shape))
+                except Exception:
+                    parts.append(fill[None, ...])
+                    ok[i] = False
+    if not parts:
+        return np.empty((0, *fill.shape), dtype=fill.dtype), ok
+    return np.concatenate(parts, axis=0), ok
 
 
 def count_correct(estimator, X, y):
@@ -60,19 +120,7 @@ def count_correct(estimator, X, y):
     3
     """
     y = np.asarray(y)
-    n = y.shape[0]
-    correct = 0
-    with np.errstate(all="ignore"):
-        for start in range(0, n, _CHUNK):
-            rows = np.arange(start, min(start + _CHUNK, n))
-            try:
-                correct += _chunk_correct(estimator, X, y, rows)
-                continue
-            except Exception:
-                pass
-            for i in rows:
-                try:
-                    correct += _chunk_correct(estimator, X, y, np.array([i]))
-                except Exception:
-                    pass
-    return correct
+    if y.shape[0] == 0:
+        return 0
+    pred, ok = rowwise(estimator.predict, X, fill=y[0])
+    return int(np.count_nonzero((pred == y) & ok))

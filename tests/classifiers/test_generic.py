@@ -661,3 +661,21 @@ def test_metadata_routing_passes_unlabeled_rows():
     assert res["test_score"].min() > 0.9
     # One spend per fold, each the full (epsilon, delta) of a fit.
     assert [c.cost for c in acc.history] == [PrivacyCost(1.0, 1e-6)] * 3
+
+
+def test_huge_private_unlabeled_row_warns_nothing():
+    # Review: the grid codes of the unlabeled rows overflowed on a value near
+    # the largest double, and the overflow warning depended on that row.
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 1))
+    y = (X[:, 0] > 0.3).astype(int)
+    X_unlabeled = rng.uniform(size=(300, 1))
+    X_unlabeled[0, 0] = 1e308
+    clf = GenericLearnerClassifier(
+        "thresholds", epsilon=1.0, n_bins=16, bounds=(0, 1), classes=[0, 1]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.fit(X, y, X_unlabeled=X_unlabeled)

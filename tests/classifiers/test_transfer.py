@@ -765,3 +765,22 @@ def test_privacy_page_describes_the_hybrid_model():
         "every fit",
     ]:
         assert phrase in para
+
+
+def test_curator_row_the_hypothesis_cannot_predict_counts_as_a_loss():
+    # Review: the reweigh step predicted all curator rows at once, and a tree
+    # final estimator (float32) raised on one value above 3.4e38, after the
+    # charge, on that curator set and not its neighbour.
+    from sklearn.tree import DecisionTreeClassifier
+
+    from sklearn_semiprivate.classifiers._transfer_steps import zero_one_losses
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    y = (X[:, 0] > 0).astype(int)
+    tree = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    losses = zero_one_losses(tree, X, y)
+    X[5, 0] = 1e39
+    losses_huge = zero_one_losses(tree, X, y)
+    assert losses_huge[5] == 1.0
+    np.testing.assert_array_equal(np.delete(losses_huge, 5), np.delete(losses, 5))
