@@ -317,6 +317,10 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
         cover = None
         if points is not None:
             cover = self._timed_cover(points, data, progress)
+            if self.mechanism != "exponential":
+                # A cover too large to score member by member is refused on
+                # public grounds: before the charge (a review).
+                cover._check_scorable()
         cost = self._privacy_cost()
         # Reserved atomically before the first private read, and kept whatever
         # happens next: a refused fit has read nothing, a failed one stays

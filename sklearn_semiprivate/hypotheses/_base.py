@@ -385,6 +385,12 @@ class Cover(ABC):
             raise ValueError("X and y have different numbers of rows.")
         return X, codes
 
+    def _check_scorable(self):
+        """Raise now, on public grounds, if :meth:`scores` would refuse this
+        cover (before any private read, so before a fit's charge). Covers
+        whose :meth:`scores` calls :meth:`_check_enumerable` override it."""
+        return None
+
     def _check_enumerable(self):
         """Refuse to materialize one value per member beyond ``_MAX_ENUMERATE``."""
         if self.size > _MAX_ENUMERATE:

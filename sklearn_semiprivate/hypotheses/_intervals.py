@@ -149,6 +149,9 @@ class IntervalCover(Cover):
     [1, 1, 1, 0, 0, 1, 2, 2]
     """
 
+    def _check_scorable(self):
+        self._check_enumerable()
+
     def __init__(self, classes, thresholds):
         self.classes_ = classes
         self.n_features_in_ = 1

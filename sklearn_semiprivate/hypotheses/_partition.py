@@ -232,6 +232,9 @@ class PartitionCover(Cover):
     elsewhere: the cell of the nearest public centroid
     """
 
+    def _check_scorable(self):
+        self._check_enumerable()
+
     def __init__(self, partition, X_public, classes, unseen):
         self.classes_ = classes
         self.n_features_in_ = X_public.shape[1]

@@ -355,3 +355,25 @@ def test_a_private_row_the_partitioner_cannot_map_takes_the_unseen_rule():
         warnings.simplefilter("error")
         clf.fit(X, y, X_public=PublicData(X_pub))
     assert ledger.spent().epsilon == 1.0
+
+
+def test_cover_too_large_to_enumerate_is_refused_before_the_charge():
+    # Review: permute-and-flip on a partition cover of 2^64 members was
+    # refused only after the charge, though its size is public.
+    from sklearn_semiprivate import PrivacyAccountant, PublicData, SemiPrivateClassifier
+    from sklearn_semiprivate.hypotheses import PartitionLabelings
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    ledger = PrivacyAccountant(epsilon=3.0)
+    clf = SemiPrivateClassifier(
+        PartitionLabelings(n_bins=4),
+        mechanism="permute_and_flip",
+        classes=[0, 1],
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="too many to score"):
+        clf.fit(
+            X, (X[:, 0] > 0).astype(int), X_public=PublicData(rng.normal(size=(400, 3)))
+        )
+    assert ledger.spent().epsilon == 0.0
