@@ -321,6 +321,18 @@ class SemiPrivateClassifier(ClassifierMixin, BaseEstimator):
                 # A cover too large to score member by member is refused on
                 # public grounds: before the charge (a review).
                 cover._check_scorable()
+        else:
+            # The grid waits for bounds read off the private rows; its
+            # parameter errors (a hypothesis class for another number of
+            # features or classes) come now, on a grid of the unit box, free
+            # (a review found them charged).
+            unit = np.tile([0.0, 1.0], (data.X.shape[1], 1))
+            self._build_cover(
+                data_independent_points(
+                    unit, _DEFAULT_GRID_SIZE, np.random.default_rng(0)
+                ),
+                data.classes,
+            )
         cost = self._privacy_cost()
         # Reserved atomically before the first private read, and kept whatever
         # happens next: a refused fit has read nothing, a failed one stays

@@ -319,3 +319,22 @@ def test_random_state_seeds_a_final_estimator_inside_a_pipeline():
     grid = rng.uniform(size=(200, 2))
     assert np.array_equal(*(f.predict_proba(grid) for f in fits))
     assert final.get_params()["randomforestclassifier__random_state"] is None
+
+
+def test_cover_parameter_errors_without_bounds_cost_nothing():
+    # Review: without public data and bounds the cover was built only after
+    # the charge (its bounds come from the private rows, leak-warned), so a
+    # hypothesis class for the wrong number of features was charged.
+    import warnings
+
+    from sklearn_semiprivate import PrivacyAccountant
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 2))
+    ledger = PrivacyAccountant(epsilon=5.0)
+    clf = SemiPrivateClassifier("thresholds", classes=[0, 1], accountant=ledger)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="1-D class"):
+            clf.fit(X, (X[:, 0] > 0).astype(int))
+    assert ledger.spent().epsilon == 0.0
