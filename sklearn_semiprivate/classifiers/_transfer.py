@@ -23,9 +23,14 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._public import without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import reserve_on_every_ledger
+from ..accounting._reservation import (
+    _CostProbe,
+    _CostProbeStop,
+    accountant_keys,
+    reserve_on_every_ledger,
+)
 from ..exceptions import PrivacyLeakWarning
-from ..utils._nested_fit import seed_unset_random_states
+from ..utils._nested_fit import dropped_warnings, seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
 from . import _transfer_steps as steps
@@ -419,6 +424,13 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
             f"kappa={plan.kappa}, N0={plan.n0} agents per round, halt at "
             f"a_t <= {plan.threshold:.4g}"
         )
+        # The learner's own errors on data of this format (its bounds for
+        # another number of features, a 1-D class on 2 features), which it
+        # raises before its reservation when fitted alone, come now too: a fit
+        # of a clone on placeholder rows (zeros, the public labels' set) up to
+        # its reservation, which a probe ledger stops (a review found them
+        # charged, in round 1).
+        self._check_learner_before_charge(plan, d, data.classes, learner_kw)
         # Reserved atomically before the first private read, on this ledger
         # and every (nested) ledger of the learner, each once; the rounds fit
         # clones of plan.learner, whose ledgers are cleared.
@@ -523,6 +535,23 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
         replace-one for the curator's rows (Claim 4.1).
         """
         return "replace-one"
+
+    @staticmethod
+    def _check_learner_before_charge(plan, n_features, classes, learner_kw):
+        """Fit a clone of the learner on placeholders up to its reservation."""
+        probe_learner = clone(plan.learner)
+        keys = accountant_keys(probe_learner)
+        if not keys or classes is None:
+            return  # not a learner of this package: nothing to stop it at
+        probe_learner.set_params(**dict.fromkeys(keys, _CostProbe()))
+        m = max(int(plan.m), len(classes))
+        X_probe = np.zeros((m, n_features))
+        y_probe = np.resize(np.asarray(classes), m)
+        with dropped_warnings():
+            try:
+                probe_learner.fit(X_probe, y_probe, **learner_kw)
+            except _CostProbeStop:
+                pass
 
     def _privacy_cost(self, **fit_params):
         """The curator's cost, from the parameters alone."""

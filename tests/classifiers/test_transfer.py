@@ -784,3 +784,31 @@ def test_curator_row_the_hypothesis_cannot_predict_counts_as_a_loss():
     losses_huge = zero_one_losses(tree, X, y)
     assert losses_huge[5] == 1.0
     np.testing.assert_array_equal(np.delete(losses_huge, 5), np.delete(losses, 5))
+
+
+def test_learners_own_errors_cost_nothing():
+    # Review: the learner's errors on public grounds (bounds for another
+    # number of features) surfaced in round 1, after every ledger was charged.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    y = (X[:, 0] > 0).astype(int)
+    X_target = rng.normal(size=(4000, 2))
+    learner = PrivateSGDClassifier(classes=[0, 1], bounds=[(-4, 4)] * 3)
+    ledger = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = SubsampleTestReweighClassifier(
+        learner,
+        alpha=0.1,
+        epsilon=2.0,
+        delta=1e-5,
+        kappa=1.0,
+        local_epsilon=1.0,
+        max_iter=2,
+        n_subsample=50,
+        n_agents_per_round=100,
+        accountant=ledger,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match="bounds must have shape"):
+            clf.fit(X, y, X_target=X_target, y_target=(X_target[:, 0] > 0).astype(int))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
