@@ -311,6 +311,13 @@ def test_fit_draws_from_the_audited_distribution(monkeypatch, criterion, exponen
         log_softmax(seen[0], axis=1),
         split_log_probabilities(scores, eps_part, criterion),
     )
+    # The level below the root too (a review drew it at twice the epsilon and
+    # no test noticed): its nodes follow the released root split.
+    assert len(seen) == 2
+    feat, thr = clf.split_features_[0], clf.split_thresholds_[0]
+    node = (codes[np.arange(300), feat[0]] > thr[0]).astype(np.intp)
+    scores1, _ = split_scores(codes, y, node, 2, n_bins, 2, criterion)
+    assert np.allclose(seen[1], exponent * eps_part * scores1)
 
 
 # --------------------------------------------------------------------------
