@@ -11,6 +11,7 @@ __all__ = [
     "accountant_keys",
     "fit_cost",
     "fit_neighbours",
+    "fit_to_reservation",
     "replace_one_cost",
     "reserve_budget",
     "reserve_on_every_ledger",
@@ -217,3 +218,22 @@ class _CostProbe(PrivacyAccountant):
     def spend(self, epsilon, delta=0.0, *, source=None):
         self.cost = PrivacyCost(float(epsilon), float(delta))
         raise _CostProbeStop
+
+
+def fit_to_reservation(estimator, X, y, **fit_params):
+    """Fit ``estimator`` up to its reservation, where a probe ledger stops it.
+
+    Every estimator of this package checks its input format and builds its
+    public side, then reserves its cost before its first private read; up to
+    there a fit reads the format of ``X`` and ``y`` only. So an error this
+    raises is one the estimator would raise before charging anything. Its
+    ledgers are replaced by the probe (pass a clone). Returns the cost it
+    reserved, or None if the fit completed without reserving.
+    """
+    probe = _CostProbe()
+    estimator.set_params(**dict.fromkeys(accountant_keys(estimator), probe))
+    try:
+        estimator.fit(X, y, **fit_params)
+    except _CostProbeStop:
+        return probe.cost
+    return None

@@ -24,9 +24,8 @@ from sklearn.utils.validation import check_is_fitted
 from .._public import without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
-    _CostProbe,
-    _CostProbeStop,
     accountant_keys,
+    fit_to_reservation,
     reserve_on_every_ledger,
 )
 from ..exceptions import PrivacyLeakWarning
@@ -539,19 +538,13 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
     @staticmethod
     def _check_learner_before_charge(plan, n_features, classes, learner_kw):
         """Fit a clone of the learner on placeholders up to its reservation."""
-        probe_learner = clone(plan.learner)
-        keys = accountant_keys(probe_learner)
-        if not keys or classes is None:
+        if not accountant_keys(plan.learner) or classes is None:
             return  # not a learner of this package: nothing to stop it at
-        probe_learner.set_params(**dict.fromkeys(keys, _CostProbe()))
         m = max(int(plan.m), len(classes))
         X_probe = np.zeros((m, n_features))
         y_probe = np.resize(np.asarray(classes), m)
         with dropped_warnings():
-            try:
-                probe_learner.fit(X_probe, y_probe, **learner_kw)
-            except _CostProbeStop:
-                pass
+            fit_to_reservation(clone(plan.learner), X_probe, y_probe, **learner_kw)
 
     def _privacy_cost(self, **fit_params):
         """The curator's cost, from the parameters alone."""

@@ -15,7 +15,7 @@ import warnings
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 
-from ..accounting._reservation import _CostProbe, _CostProbeStop, accountant_keys
+from ..accounting._reservation import accountant_keys, fit_to_reservation
 from ..utils._nested_fit import quiet, silenced_in_worker
 from ..utils._private_predict import count_correct
 from ..utils._rng import check_rng, public_seed
@@ -77,14 +77,10 @@ def dry_run(candidate, params, cost, X, y, fit_params):
             "its fit cannot be stopped at its reservation; the search needs "
             "estimators of this package."
         )
-    probe = _CostProbe()
-    candidate.set_params(**dict.fromkeys(keys, probe))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            candidate.fit(X, y, **fit_params)
-        except _CostProbeStop:
-            pass
+            reserved = fit_to_reservation(candidate, X, y, **fit_params)
         except Exception as exc:
             message = (
                 f"The candidate {describe(params)} cannot be fitted on this data "
@@ -95,14 +91,14 @@ def dry_run(candidate, params, cost, X, y, fit_params):
             except Exception:  # an exception class with another signature
                 error = ValueError(message)
             raise error from exc
-        else:
-            raise RuntimeError(
-                f"The candidate {describe(params)} completed a fit without "
-                "reserving its cost on its accountant first."
-            )
-    if probe.cost != cost:
+    if reserved is None:
         raise RuntimeError(
-            f"The candidate {describe(params)} reserved {probe.cost}, not the "
+            f"The candidate {describe(params)} completed a fit without "
+            "reserving its cost on its accountant first."
+        )
+    if reserved != cost:
+        raise RuntimeError(
+            f"The candidate {describe(params)} reserved {reserved}, not the "
             f"cost it states ({cost})."
         )
     return caught

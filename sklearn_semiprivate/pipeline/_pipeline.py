@@ -29,11 +29,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData, _feature_names, check_public_data
 from ..accounting._reservation import (
-    _CostProbe,
-    _CostProbeStop,
     accountant_keys,
     fit_cost,
     fit_neighbours,
+    fit_to_reservation,
     reserve_budget,
 )
 from ..exceptions import PrivacyLeakWarning
@@ -276,21 +275,17 @@ class PublicFittedPipeline(_BaseComposition):
         the charge. An error raised here is the one the last step alone
         would raise before charging anything.
         """
-        probe = _CostProbe()
-        step = clone(final)
-        step.set_params(**dict.fromkeys(accountant_keys(step), probe))
         if Xpt is None:
             return  # no public data: the transformed width is not known yet
         # The transformed private rows will take as much memory after the
         # charge: the placeholder does not raise the fit's peak.
         placeholder = np.zeros((_shape(X, "X")[0], np.shape(Xpt)[1]))
-        public = PublicData(Xpt, yp)
         # Its warnings come again from the real fit.
         with dropped_warnings():
-            try:
-                step.fit(placeholder, y, X_public=public, **final_params)
-            except _CostProbeStop:
-                pass
+            fit_to_reservation(
+                clone(final), placeholder, y, X_public=PublicData(Xpt, yp),
+                **final_params,
+            )  # fmt: skip
 
     @staticmethod
     def _reserve_final(final, final_params):
