@@ -82,6 +82,29 @@ def test_published_dp_accounting_values():
     np.testing.assert_allclose(rdp, [2.1808e-03, 2.3846e-02, 1.6742e02], rtol=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("q", "sigma", "order"),
+    [(1e-4, 50.0, 2), (1e-6, 100.0, 32), (1e-3, 1.0, 64), (0.01, 2.0, 8)],
+)
+def test_tiny_rdp_keeps_its_relative_accuracy(q, sigma, order):
+    # A review: log A summed as log(1 + tiny) was 2e-9 low (relative) at
+    # q = 1e-4, sigma = 50, order 2, and 3e-6 low at q = 1e-6, sigma = 100.
+    # Against A_alpha's sum in 60-digit arithmetic.
+    mp = pytest.importorskip("mpmath")
+    with mp.workdps(60):
+        qm, sm = mp.mpf(q), mp.mpf(sigma)
+        a = mp.fsum(
+            mp.binomial(order, k)
+            * (1 - qm) ** (order - k)
+            * qm**k
+            * mp.exp(mp.mpf(k * k - k) / (2 * sm * sm))
+            for k in range(order + 1)
+        )
+        exact = mp.log(a) / (order - 1)
+    got = subsampled_gaussian_rdp(q, sigma, orders=[order])[0]
+    assert abs(float(got / exact) - 1.0) < 1e-12
+
+
 def test_monotone_in_q_and_sigma():
     orders = INTEGER_RDP_ORDERS
     a = subsampled_gaussian_rdp(0.01, 1.0, orders=orders)
