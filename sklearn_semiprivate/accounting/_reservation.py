@@ -15,6 +15,7 @@ __all__ = [
     "replace_one_cost",
     "reserve_budget",
     "reserve_on_every_ledger",
+    "reserve_on_ledgers",
 ]
 
 
@@ -155,6 +156,20 @@ def replace_one_cost(cost):
     return PrivacyCost(2.0 * eps, min(1.0, (1.0 + math.exp(eps)) * delta))
 
 
+def reserve_on_ledgers(ledgers, cost, source):
+    """Charge ``cost`` once to each distinct ledger, after checking them all.
+
+    ``None`` entries are skipped. The usual refusal (one ledger without room)
+    charges none; two ledgers are not one transaction (see
+    :func:`reserve_on_every_ledger`).
+    """
+    distinct = {id(led): led for led in ledgers if led is not None}.values()
+    for ledger in distinct:
+        ledger.check(cost.epsilon, cost.delta)
+    for ledger in distinct:
+        reserve_budget(ledger, cost, source)
+
+
 def reserve_on_every_ledger(estimator, cost):
     """Charge ``cost`` once to every distinct ledger of a meta-estimator.
 
@@ -188,11 +203,7 @@ def reserve_on_every_ledger(estimator, cost):
     """
     keys = accountant_keys(estimator)
     params = estimator.get_params(deep=True)
-    ledgers = {id(params[k]): params[k] for k in keys if params[k] is not None}
-    for ledger in ledgers.values():
-        ledger.check(cost.epsilon, cost.delta)
-    for ledger in ledgers.values():
-        reserve_budget(ledger, cost, estimator)
+    reserve_on_ledgers([params[k] for k in keys], cost, estimator)
     prefix = "estimator__"
     return {k[len(prefix) :]: None for k in keys if k.startswith(prefix)}
 

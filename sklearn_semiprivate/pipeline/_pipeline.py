@@ -33,10 +33,10 @@ from ..accounting._reservation import (
     fit_cost,
     fit_neighbours,
     fit_to_reservation,
-    reserve_budget,
+    reserve_on_ledgers,
 )
 from ..exceptions import PrivacyLeakWarning
-from ..utils._nested_fit import dropped_warnings
+from ..utils._nested_fit import dropped_warnings, quiet
 from ..utils._sklearn_compat import (
     StrOptions,
     _BaseComposition,
@@ -58,6 +58,21 @@ def _final_step_has(method):
         return hasattr(steps[-1][1], method)
 
     return check
+
+
+def _clip_overflow(Xt):
+    """``Xt`` with +-inf at the largest float of its sign (float arrays only).
+
+    Row by row and data-independent: a finite private row a transformer
+    overflowed to +-inf is kept at the largest float (the last step clips it
+    into the public geometry), so whether the fit fails does not depend on how
+    far out a private row lies. NaN is left alone: it may be a transformer's
+    "missing" for the next step to impute (see :doc:`/limitations`).
+    """
+    if not (isinstance(Xt, np.ndarray) and Xt.dtype.kind == "f"):
+        return Xt
+    big = np.finfo(Xt.dtype).max
+    return np.where(np.isposinf(Xt), big, np.where(np.isneginf(Xt), -big, Xt))
 
 
 class PublicFittedPipeline(_BaseComposition):
@@ -280,10 +295,10 @@ class PublicFittedPipeline(_BaseComposition):
         # The transformed private rows will take as much memory after the
         # charge: the placeholder does not raise the fit's peak.
         placeholder = np.zeros((_shape(X, "X")[0], np.shape(Xpt)[1]))
-        # Its warnings come again from the real fit.
+        # Its warnings and its progress output come again from the real fit.
         with dropped_warnings():
             fit_to_reservation(
-                clone(final), placeholder, y, X_public=PublicData(Xpt, yp),
+                quiet(clone(final)), placeholder, y, X_public=PublicData(Xpt, yp),
                 **final_params,
             )  # fmt: skip
 
@@ -304,9 +319,9 @@ class PublicFittedPipeline(_BaseComposition):
             return final, {}
         # Its parameters are checked first (free): a bad one must not cost.
         final._validate_params()
-        cost = fit_cost(final, **final_params)
-        for ledger in {id(led): led for led in named.values()}.values():
-            reserve_budget(ledger, cost, final)
+        # Every ledger is checked before any is charged: the usual refusal
+        # charges none.
+        reserve_on_ledgers(named.values(), fit_cost(final, **final_params), final)
         return final.set_params(**dict.fromkeys(named, None)), named
 
     def _final_fit_params(self, params):
@@ -459,13 +474,10 @@ class PublicFittedPipeline(_BaseComposition):
             else:
                 Xt = on_private(step_name, step.fit_transform, Xt, y, action="fit on")
                 self._log(idx, step_name, start, private=True)
-        if isinstance(Xt, np.ndarray) and Xt.dtype.kind == "f" and fitted:
-            # Row by row, data-independent: a finite row the transformers
-            # overflowed to +-inf is kept at the largest float (the last step
-            # clips it into the public geometry), so whether the fit fails
-            # does not depend on how far out a private row lies.
-            big = np.finfo(Xt.dtype).max
-            Xt = np.where(np.isposinf(Xt), big, np.where(np.isneginf(Xt), -big, Xt))
+            # After every step, not only the last: an overflow to inf would
+            # make the next transformer refuse the rows (a review's
+            # reproducer: PolynomialFeatures, then PCA, one row at 1e200).
+            Xt = _clip_overflow(Xt)
         public = None if Xp is None else PublicData(Xpt, yp)
         final.fit(Xt, y, X_public=public, **final_params)
         # The fitted step names its ledgers again (cleared for the fit, which

@@ -519,6 +519,59 @@ def test_last_step_charged_before_private_rows_are_transformed():
     assert ok.privacy_spent_ == PrivacyCost(1.0, 0.0)
 
 
+def test_overflow_between_transformers_does_not_fail_the_fit():
+    # A review: +-inf was clipped after the last transformer only, so a
+    # finite private row that overflowed in the first made the second refuse
+    # the rows, after the charge, on one dataset and not its neighbour.
+    from sklearn.preprocessing import PolynomialFeatures
+
+    X, y, X_pub = make_data()
+    for row in ([1e200, 0.0, 0.0], [1e200, -1e200, 1.0], [-1e308, 1e308, 1e308]):
+        ledger = PrivacyAccountant(epsilon=10.0)
+        neighbour = X.copy()
+        neighbour[0] = row
+        pipe = make_public_fitted_pipeline(
+            PolynomialFeatures(2),
+            PCA(2),
+            SemiPrivateLogisticRegression(classes=[0, 1], accountant=ledger),
+        )
+        pipe.fit(neighbour, y, X_public=PublicData(X_pub))
+        assert len(ledger.history) == 1
+
+
+def test_refused_charge_of_a_last_step_with_two_ledgers_charges_neither():
+    # A review: the pipeline charged the last step's ledgers one by one, so
+    # one without room left the other charged for a fit that read nothing.
+    from sklearn_semiprivate import SubSamplingActiveClassifier
+
+    X, y, X_pub = make_data()
+    roomy, full = PrivacyAccountant(epsilon=10.0), PrivacyAccountant(epsilon=0.1)
+    active = SubSamplingActiveClassifier(
+        clf(accountant=full), epsilon=0.5, classes=[0, 1], accountant=roomy
+    )
+    with pytest.raises(PrivacyBudgetError):
+        make_public_fitted_pipeline(StandardScaler(), active).fit(
+            X, y, X_public=PublicData(X_pub)
+        )
+    assert roomy.history == [] and full.history == []
+
+
+def test_pre_charge_probe_prints_nothing(capsys):
+    # A review: the probe fit before the charge printed the last step's
+    # progress lines, which the real fit then printed again.
+    X, y, X_pub = make_data()
+    make_public_fitted_pipeline(StandardScaler(), clf(verbose=1)).fit(
+        X, y, X_public=PublicData(X_pub)
+    )
+    alone = capsys.readouterr().out
+    Xs_pub = StandardScaler().fit(X_pub)
+    clf(verbose=1).fit(
+        Xs_pub.transform(X), y, X_public=PublicData(Xs_pub.transform(X_pub))
+    )
+    direct = capsys.readouterr().out
+    assert alone.count("cover:") == direct.count("cover:") == 1
+
+
 def test_private_unlabeled_rows_are_refused():
     # They would reach the last step untransformed (and, after the charge,
     # fail or be sanitized in the wrong coordinates).
