@@ -507,12 +507,24 @@ class PrivacyAccountant:
         spent = compose_basic(spent_costs)
         slack = 1 + _REL_TOL
         over_epsilon = spent.epsilon + cost.epsilon > self.epsilon * slack
-        if over_epsilon or spent.delta + cost.delta > self.delta * slack:
+        over_delta = spent.delta + cost.delta > self.delta * slack
+        if over_epsilon or over_delta:
+            parts = [("epsilon", over_epsilon), ("delta", over_delta)]
+            which = " and ".join(name for name, over in parts if over)
+            hint = (
+                " Only delta is short: estimators with delta > 0 default to "
+                "1e-5 or 1e-6 per fit, and a ledger to delta=1e-5 in all; pass "
+                "a larger delta= to PrivacyAccountant, or a smaller one to the "
+                "estimator."
+                if over_delta and not over_epsilon
+                else ""
+            )
             raise PrivacyBudgetError(
-                f"Privacy budget exceeded: requested (epsilon={cost.epsilon:g}, "
-                f"delta={cost.delta:g}) with (epsilon={spent.epsilon:g}, "
-                f"delta={spent.delta:g}) already spent of a budget of "
-                f"(epsilon={self.epsilon:g}, delta={self.delta:g})."
+                f"Privacy budget exceeded ({which}): requested "
+                f"(epsilon={cost.epsilon:g}, delta={cost.delta:g}) with "
+                f"(epsilon={spent.epsilon:g}, delta={spent.delta:g}) already spent "
+                f"of a budget of (epsilon={self.epsilon:g}, delta={self.delta:g})."
+                f"{hint}"
             )
 
 

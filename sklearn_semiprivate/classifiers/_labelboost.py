@@ -100,7 +100,9 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
             default="thresholds"
         The class ``C`` whose dichotomies Alg. 2 enumerates: any object whose
         ``cover(X, classes)`` holds exactly one member per labeling of the
-        distinct points of ``X`` that the class realizes.
+        distinct points of ``X`` that the class realizes. The strings are 1-D
+        classes (one feature); with several features pass an object, e.g.
+        :class:`~sklearn_semiprivate.hypotheses.DecisionStumps`, and ``vc_dim``.
     vc_dim : int, default=None
         VC dimension of ``hypothesis_class`` (step 2b). None: 2 for
         thresholds, 3 for intervals; required for another class.
@@ -434,8 +436,12 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
         if isinstance(spec, str):
             if n_features != 1:
                 raise ValueError(
-                    f"hypothesis_class={spec!r} is a 1-D class: X must have one "
-                    f"feature, got {n_features}."
+                    f"LabelBoostClassifier's hypothesis_class={spec!r} (the class "
+                    "whose dichotomies it enumerates; 'thresholds' is its "
+                    "default) is a 1-D class: X must have one feature, got "
+                    f"{n_features}. For several features pass a class object, "
+                    "e.g. hypothesis_class=hypotheses.DecisionStumps(), with "
+                    "vc_dim=."
                 )
             return steps._BUILTIN_CLASSES[spec]()
         return clone(spec)

@@ -61,6 +61,20 @@ def test_check_spends_nothing_and_refuses_delta(make_accountant):
     assert acc.history == []
 
 
+def test_refusal_names_the_short_part(make_accountant):
+    # A user review: a ledger of epsilon=20 refused a second fit at delta=1e-5
+    # with a message that did not say delta was what ran out.
+    acc = make_accountant(epsilon=20.0)
+    acc.spend(0.5, 1e-5)
+    with pytest.raises(PrivacyBudgetError, match=r"exceeded \(delta\).*Only delta"):
+        acc.spend(0.5, 1e-5)
+    with pytest.raises(PrivacyBudgetError, match=r"exceeded \(epsilon\): ") as info:
+        acc.spend(30.0)
+    assert "Only delta" not in str(info.value)
+    with pytest.raises(PrivacyBudgetError, match=r"\(epsilon and delta\)"):
+        acc.spend(30.0, 1e-5)
+
+
 def test_slack_is_relative_so_tiny_deltas_are_not_overspent(make_accountant):
     # an absolute 1e-12 slack let a pure-DP budget take delta 9e-13 and a
     # delta = 1e-12 budget take twice its delta
