@@ -68,7 +68,6 @@ import itertools
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 from ..accounting import rdp_to_dp
 from ..accounting._rdp import DEFAULT_RDP_ORDERS
@@ -195,6 +194,14 @@ def zcdp_privacy(rho, delta, *, orders=None):
 def zcdp_budget(epsilon, delta):
     """Largest ``ρ`` whose :func:`zcdp_privacy` is at most ``(epsilon, delta)``.
 
+    Bisection on ``log ρ``: ``zcdp_privacy(ρ, δ).epsilon`` is non-decreasing
+    in ``ρ`` (every order's conversion is), so the feasible ``ρ`` form an
+    interval ``(0, ρ*]``; the search keeps a feasible lower end and stops when
+    the bracket is within a relative ``1e-13``. It works at every scale of
+    ``ρ`` (an absolute tolerance had stopped above the root for ``ρ`` below
+    about ``1e-9``, and stepping back down by one ulp at a time then took
+    billions of steps).
+
     Parameters
     ----------
     epsilon : float
@@ -205,6 +212,13 @@ def zcdp_budget(epsilon, delta):
     Returns
     -------
     rho : float
+        ``> 0``; ``zcdp_privacy(rho, delta).epsilon <= epsilon``.
+
+    Raises
+    ------
+    ValueError
+        When no positive ``ρ`` representable in floating point meets the
+        target (``epsilon`` far too small for ``delta``).
 
     Examples
     --------
@@ -217,16 +231,32 @@ def zcdp_budget(epsilon, delta):
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
 
-    def excess(rho):
-        return zcdp_privacy(rho, delta).epsilon - epsilon
+    def feasible(rho):
+        return zcdp_privacy(rho, delta).epsilon <= epsilon
 
     hi = epsilon
-    while excess(hi) < 0:
+    while feasible(hi):
         hi *= 2.0
-    rho = brentq(excess, 0.0, hi, xtol=1e-15, rtol=1e-12)
-    while excess(rho) > 0:  # round down so the conversion meets the target
-        rho = math.nextafter(rho, 0.0)
-    return rho
+    lo = hi
+    while not feasible(lo):
+        lo *= 0.5
+        if lo == 0.0:
+            raise ValueError(
+                f"epsilon={epsilon!r} is too small for delta={delta!r}: no "
+                "positive zCDP budget converts to it. Use a larger epsilon."
+            )
+    hi = 2.0 * lo  # infeasible: lo was halved from it (or lo == hi / 2 ** k)
+    for _ in range(200):
+        if hi / lo - 1.0 <= 1e-13:
+            break
+        mid = math.sqrt(lo) * math.sqrt(hi)  # geometric midpoint, no overflow
+        if not lo < mid < hi:
+            break
+        if feasible(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def adaptive_zcdp(sigmas, selection_epsilons, *, neighbours="add/remove"):

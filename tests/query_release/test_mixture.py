@@ -69,6 +69,76 @@ def test_zcdp_conversion_exact():
     assert rho > (math.sqrt(math.log(1e6) + 1.0) - math.sqrt(math.log(1e6))) ** 2
 
 
+@pytest.mark.parametrize(
+    "epsilon, delta",
+    [
+        (5e-4, 1e-6),
+        (5e-5, 1e-6),
+        (2e-5, 1e-6),
+        (1e-5, 1e-6),  # below the jump of the conversion at rho ~ delta**2
+        (1e-4, 1e-10),
+        (1e-5, 1e-10),
+        (1e-6, 1e-12),
+        (50.0, 1e-9),
+    ],
+)
+def test_zcdp_budget_is_feasible_maximal_and_quick_at_every_scale(
+    monkeypatch, epsilon, delta
+):
+    # A review: the old absolute tolerance stopped above the root for rho
+    # below ~1e-9 and stepped back one ulp at a time (a hang, at eps = 2e-5),
+    # or returned rho = 0 (a ZeroDivisionError after the charge). The search
+    # may evaluate the conversion a few hundred times, not billions.
+    calls = []
+    real = _adaptive.zcdp_privacy
+
+    def counted(rho, d, **kw):
+        calls.append(rho)
+        if len(calls) > 1000:
+            raise AssertionError("zcdp_budget evaluated the conversion > 1000 times")
+        return real(rho, d, **kw)
+
+    monkeypatch.setattr(_adaptive, "zcdp_privacy", counted)
+    rho = zcdp_budget(epsilon, delta)
+    assert rho > 0.0
+    assert real(rho, delta).epsilon <= epsilon
+    # Maximal: a relative step up is infeasible.
+    assert real(rho * (1.0 + 1e-9), delta).epsilon > epsilon
+
+
+def test_zcdp_budget_refuses_an_unreachable_target():
+    # The real conversion is 0 below rho ~ delta**2 (total variation at most
+    # delta), so every epsilon > 0 has a positive budget; the refusal guards
+    # a conversion that never reaches the target. Simulate one.
+    with pytest.raises(ValueError, match="too small"):
+        _zcdp_budget_with(lambda rho, delta: PrivacyCost(1.0, delta), 0.5, 1e-6)
+
+
+def _zcdp_budget_with(conversion, epsilon, delta):
+    original = _adaptive.zcdp_privacy
+    _adaptive.zcdp_privacy = conversion
+    try:
+        return zcdp_budget(epsilon, delta)
+    finally:
+        _adaptive.zcdp_privacy = original
+
+
+@pytest.mark.parametrize("support", ADAPTIVE)
+def test_tiny_epsilon_fits_within_its_budget(support):
+    X, X_pub = _data(n=300, n_pub=30)
+    acc = PrivacyAccountant(epsilon=1.0, delta=1e-3)
+    est = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=3),
+        epsilon=2e-5,
+        delta=1e-6,
+        support=support,
+        accountant=acc,
+    ).fit(X, X_public=PublicData(X_pub))
+    assert est.rho_ > 0.0
+    assert est.privacy_spent_.epsilon <= 2e-5
+    assert acc.spent().epsilon <= 2e-5
+
+
 def test_adaptive_zcdp_closed_form():
     sigmas, eps = [10.0, 10.0, 5.0], [0.2, 0.4]
     add_remove = 2 / 200 + 1 / 50 + (0.04 + 0.16) / 8
