@@ -27,7 +27,7 @@ from sklearn_semiprivate import (
     reproducible_noise,
 )
 from sklearn_semiprivate.hypotheses import FiniteClass
-from sklearn_semiprivate.query_release import ThresholdQueries
+from sklearn_semiprivate.query_release import MarginalQueries, ThresholdQueries
 from sklearn_semiprivate.research import PublicDataReduction, _reduction
 
 pytestmark = pytest.mark.filterwarnings(
@@ -214,6 +214,28 @@ def test_query_release_noise_is_fresh(support):
         return qr.fit(X, X_public=PublicData(X_pub)).weights_
 
     assert not np.array_equal(fit(), fit())
+
+
+@pytest.mark.parametrize("support", ["auto", "graphical", "mixture"])
+def test_marginal_release_noise_is_fresh(support):
+    # The default path (auto -> graphical on marginals) and the mixture: a
+    # review drew their noise from random_state and no test failed.
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, (500, 3)).astype(float)
+    X_pub = rng.integers(0, 2, (30, 3)).astype(float)
+    queries = MarginalQueries(k=2, n_categories=2)
+
+    def fit():
+        qr = PublicAssistedQueryRelease(
+            queries, epsilon=0.5, support=support, random_state=0
+        )
+        return qr.fit(X, X_public=PublicData(X_pub))
+
+    a, b = fit(), fit()
+    assert a.support_type_ in ("graphical", "mixture")
+    # Every noisy 1-way marginal differs between the two fits.
+    for (_, ya, _), (_, yb, _) in zip(a.measurements_[:3], b.measurements_[:3]):
+        assert not np.array_equal(ya, yb)
 
 
 def test_generic_learner_sanitizer_noise_is_fresh():
