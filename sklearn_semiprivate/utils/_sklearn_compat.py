@@ -7,7 +7,7 @@ and import from this module only.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import numpy as np
-from sklearn.base import _fit_context
+from sklearn.base import _fit_context as _sklearn_fit_context
 from sklearn.pipeline import _name_estimators
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
@@ -28,6 +28,29 @@ __all__ = [
     "_safe_indexing",
     "validate_data",
 ]
+
+
+def _fit_context(*, prefer_skip_nested_validation):
+    """scikit-learn's ``_fit_context``, with floating-point underflow ignored.
+
+    Every ``fit`` of the package runs under ``np.errstate(under="ignore")``:
+    a value that underflows to zero (a subnormal private input times a
+    weight, say) must not warn or raise, since under a non-default numpy
+    error state (``np.seterr(under="warn")`` or ``"raise"``) that warning or
+    error would depend on private values, after the charge (a review:
+    ``SemiPrivateLogisticRegression(solver="mm")``, ``PATEClassifier`` and
+    ``PrivateSGDClassifier`` raised on a private ``1e-310``). Flushing to zero
+    is what the computations mean; overflow and invalid values are handled
+    where they can occur.
+    """
+    outer = _sklearn_fit_context(
+        prefer_skip_nested_validation=prefer_skip_nested_validation
+    )
+
+    def decorator(fit_method):
+        return outer(np.errstate(under="ignore")(fit_method))
+
+    return decorator
 
 
 def validate_data(*args, **kwargs):
