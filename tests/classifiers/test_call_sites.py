@@ -66,6 +66,19 @@ def spy_secret_generator(monkeypatch, module):
     return calls
 
 
+def spy_sgd_steps(monkeypatch, module):
+    """Record the keyword arguments the module passes to ``private_sgd``."""
+    seen = {}
+    real = module.private_sgd
+
+    def steps(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, "private_sgd", steps)
+    return seen
+
+
 # --------------------------------------------------------------------------
 # DP-SGD: the batches, the steps, the released count
 
@@ -74,14 +87,7 @@ def test_sgd_batches_come_from_the_secret_generator_at_the_accounted_rate(
     monkeypatch,
 ):
     calls = spy_secret_generator(monkeypatch, _sgd)
-    seen = {}
-    real_steps = _sgd.private_sgd
-
-    def steps(*args, **kwargs):
-        seen.update(kwargs)
-        return real_steps(*args, **kwargs)
-
-    monkeypatch.setattr(_sgd, "private_sgd", steps)
+    seen = spy_sgd_steps(monkeypatch, _sgd)
     X, y, X_pub = make_data(n=300)
     clf = PrivateSGDClassifier(sampling_rate=0.1, n_epochs=2.0, classes=[0, 1])
     clf.fit(X, y, X_public=PublicData(X_pub))
@@ -101,14 +107,7 @@ def test_sgd_batches_come_from_the_secret_generator_at_the_accounted_rate(
 
 def test_semiprivate_logistic_runs_the_accounted_steps(monkeypatch):
     calls = spy_secret_generator(monkeypatch, _logistic_est)
-    seen = {}
-    real_steps = _logistic_sgd.private_sgd
-
-    def steps(*args, **kwargs):
-        seen.update(kwargs)
-        return real_steps(*args, **kwargs)
-
-    monkeypatch.setattr(_logistic_sgd, "private_sgd", steps)
+    seen = spy_sgd_steps(monkeypatch, _logistic_sgd)
     X, y, X_pub = make_data(n=300)
     SemiPrivateLogisticRegression(classes=[0, 1]).fit(X, y, X_public=PublicData(X_pub))
     # The accounting (sgd_scales) composes _n_steps() steps at the rate of
