@@ -22,6 +22,9 @@ from ..utils._validation import check_epsilon
 from ._base import Mechanism
 from ._validation import check_n_categories
 
+# The smallest positive double (subnormal): a flip probability never below it.
+_SMALLEST = math.ulp(0.0)
+
 __all__ = [
     "KaryRandomizedResponse",
     "RandomizedResponse",
@@ -217,9 +220,16 @@ class KaryRandomizedResponse(Mechanism):
         return log_keep, log_keep - self.epsilon
 
     def _flip_probability(self):
-        """``P[output != input] = (k - 1) p_other``, computed directly."""
+        """``P[output != input] = (k - 1) p_other``, computed directly.
+
+        At least the smallest positive double: from ``epsilon`` near 745 the
+        exact value underflows to 0.0, and ``U < 0.0`` never holds, so a
+        report would never flip (an unbounded loss). With the floor the
+        sampler flips when ``U == 0``, probability ``2^-53``: a loss of about
+        ``37 + log(k - 1)``, within any ``epsilon`` that large.
+        """
         _, other = self._log_keep_other()
-        return math.exp(math.log(self.n_categories - 1) + other)
+        return max(math.exp(math.log(self.n_categories - 1) + other), _SMALLEST)
 
     @property
     def log_transition_matrix(self):

@@ -265,3 +265,26 @@ def test_kary_sampler_in_doubles_stays_within_epsilon(k, eps):
     real_keep, real_other = 1.0 - real_flip, real_flip / (k - 1)
     assert math.log(real_keep / real_other) <= eps + 1e-9
     np.testing.assert_allclose(rr.transition_matrix.sum(axis=1), 1.0, rtol=1e-12)
+
+
+class _LowestUniform(np.random.Generator):
+    """A generator whose uniforms are all 0.0, the lowest double ``random``
+    can return (probability ``2^-53`` each)."""
+
+    def random(self, size=None, dtype=np.float64, out=None):
+        return np.zeros(size)
+
+
+@pytest.mark.parametrize("k", [2, 4])
+@pytest.mark.parametrize("eps", [1.0, 38.0, 45.0, 800.0])
+def test_kary_sample_flips_on_the_lowest_uniform(k, eps):
+    # The sampler must flip when U < P[flip]: on U = 0.0 a report flips at
+    # every epsilon. A review brought back "keep when U < p_keep" in
+    # sample() (p_keep rounds to 1.0 from about eps = 37, so no report ever
+    # flips, an unbounded loss) and the test above, which reads
+    # _flip_probability() only, let it through. At eps = 800 the exact flip
+    # probability underflowed to 0.0: U < 0.0 never held.
+    rr = KaryRandomizedResponse(eps, n_categories=k)
+    values = np.arange(k).repeat(5)
+    out = rr.sample(values, random_state=_LowestUniform(np.random.PCG64(0)))
+    assert np.all(out != values)
