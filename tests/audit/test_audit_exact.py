@@ -127,3 +127,21 @@ def test_dataset_level_exponential_mechanism():
     res = max_privacy_loss_over_pairs(dist, neighbouring_pairs(domain, 2), log=True)
     assert res.epsilon <= 0.8 + 1e-9
     assert res.epsilon > 0.5 * 0.8
+
+
+def test_a_one_sided_leak_on_add_remove_pairs_is_found():
+    # Add/remove pairs are listed one way only ((D, D minus a row)), so the
+    # loss must be the absolute log-ratio: here removing the row turns an
+    # output of probability 0.5 into 0.02 (loss log 25 = 3.22), while the
+    # other direction is only log(0.98 / 0.5) = 0.67. A review made the ratio
+    # signed and only a GenericLearner test noticed.
+    def distribution(dataset):
+        return np.array([0.5, 0.5]) if len(dataset) == 1 else np.array([0.98, 0.02])
+
+    pairs = neighbouring_pairs([0], n_rows=1, relation="add_remove")
+    assert pairs == [((0,), ())]
+    res = max_privacy_loss_over_pairs(distribution, pairs)
+    assert res.epsilon == pytest.approx(math.log(25.0), rel=1e-12)
+    # The same on the reversed pair (adding the row).
+    res = max_privacy_loss_over_pairs(distribution, [((), (0,))])
+    assert res.epsilon == pytest.approx(math.log(25.0), rel=1e-12)
