@@ -252,3 +252,74 @@ def test_pate_partition_is_secret_and_fresh():
     assert len(frozenset().union(*first)) == sum(len(p) for p in first)
     # One random_state, two fits: another partition (fresh secret draws).
     assert partition() != first
+
+
+def test_generic_learner_selects_with_the_secret_generator(monkeypatch):
+    # Alg. 1 step 5's exponential mechanism draws from the fit's secret
+    # generator. A review passed np.random.default_rng(random_state) instead
+    # (the output a function of the private rows and a known seed) and no
+    # test failed.
+    from sklearn_semiprivate import GenericLearnerClassifier
+    from sklearn_semiprivate.classifiers import _generic, _semiprivate
+
+    secret, used = [], []
+    real_rng = _generic.noise_rng
+    real_select = _semiprivate.SemiPrivateClassifier._select_member
+
+    def fresh(random_state):
+        secret.append(real_rng(random_state))
+        return secret[-1]
+
+    def select(self, cover, data, rng):
+        used.append(rng)
+        return real_select(self, cover, data, rng)
+
+    monkeypatch.setattr(_generic, "noise_rng", fresh)
+    monkeypatch.setattr(_semiprivate.SemiPrivateClassifier, "_select_member", select)
+    rng = np.random.default_rng(2)
+    X = rng.uniform(size=(100, 1))
+    y = (X[:, 0] > 0.5).astype(int)
+    GenericLearnerClassifier(
+        "thresholds", n_bins=8, bounds=(0, 1), classes=[0, 1], random_state=0
+    ).fit(X, y, X_unlabeled=rng.uniform(size=(300, 1)))
+    assert len(used) == 1
+    assert any(used[0] is g for g in secret)
+
+
+class RecordingChoices(np.random.Generator):
+    """The secret generator itself (same stream), recording ``choice`` calls."""
+
+    def __init__(self, generator, calls):
+        super().__init__(generator.bit_generator)
+        self.calls = calls
+
+    def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
+        self.calls.append((a, size, replace))
+        return super().choice(a, size, replace, p, axis, shuffle)
+
+
+def test_labelboost_subsamples_are_secret_and_uniform(monkeypatch):
+    # Theorem 4.14 (Claim 4.3) needs secret uniform subsamples of the
+    # labeled and unlabeled rows. A review took the first n_labeled rows
+    # instead (no amplification for them) and no test failed.
+    from sklearn_semiprivate import LabelBoostClassifier, SemiPrivateClassifier
+    from sklearn_semiprivate.classifiers import _labelboost
+
+    calls = []
+    real = _labelboost.noise_rng
+    monkeypatch.setattr(
+        _labelboost, "noise_rng", lambda rs: RecordingChoices(real(rs), calls)
+    )
+    rng = np.random.default_rng(0)
+    X_lab = rng.uniform(0, 0.5, size=(2500, 1))
+    y_lab = (X_lab[:, 0] > 0.3).astype(int)
+    X_unl = rng.uniform(0.5, 1, size=(320_000, 1))
+    X = np.vstack([X_lab, X_unl])
+    y = np.concatenate([y_lab, np.full(X_unl.shape[0], -1)])
+    base = SemiPrivateClassifier("thresholds", bounds=(0, 1), n_public=32)
+    clf = LabelBoostClassifier(
+        base, n_base=10, growth_denominator=0.1, classes=[0, 1], random_state=0
+    ).fit(X, y)
+    sched = clf.schedule_
+    assert calls[0] == (2500, sched.n_labeled, False)
+    assert calls[1] == (320_000, sched.n_unlabeled, False)

@@ -812,3 +812,28 @@ def test_learners_own_errors_cost_nothing():
         with pytest.raises(ValueError, match="bounds must have shape"):
             clf.fit(X, y, X_target=X_target, y_target=(X_target[:, 0] > 0).astype(int))
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_private_draws_come_from_the_secret_generator(monkeypatch):
+    # Claim 4.1 needs the curator's draws (and the agents' coins) hidden: they
+    # come from the fit's secret generator. A review drew them from the
+    # public seed (random_state) and no test failed.
+    from sklearn_semiprivate.classifiers import _transfer
+
+    secret, used = [], []
+    real_rng, real_round = _transfer.noise_rng, steps.curator_round
+
+    def fresh(random_state):
+        secret.append(real_rng(random_state))
+        return secret[-1]
+
+    def curator_round(*args):
+        used.append(args[-1])
+        return real_round(*args)
+
+    monkeypatch.setattr(_transfer, "noise_rng", fresh)
+    monkeypatch.setattr(steps, "curator_round", curator_round)
+    X, y, X_t, y_t = source_target()
+    stl(random_state=0).fit(X, y, X_target=X_t, y_target=y_t)
+    assert len(secret) == 1
+    assert used and all(rng is secret[0] for rng in used)

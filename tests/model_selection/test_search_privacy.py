@@ -73,3 +73,44 @@ def test_noise_free_validation_score_is_caught(monkeypatch):
     monkeypatch.setattr(fits_module, "LaplaceMechanism", _NoNoise)
     bound = audit_epsilon(_run, Y, Y_NEIGHBOUR, _perfect_score, n_trials=800)
     assert bound.epsilon > 0.6
+
+
+def test_random_stopping_draws_its_runs_and_noise_as_accounted(monkeypatch):
+    # Liu & Talwar's 3 epsilon needs a secret geometric number of runs with
+    # stopping probability 1 / expected, and each run's validation count
+    # needs Laplace noise at sensitivity 1. A review fixed the number of runs
+    # at the expectation, and another halved the Laplace sensitivity; no
+    # test failed on either.
+    secret, runs, laplace = [], [], []
+    real_rng = fits_module.noise_rng
+    real_runs = fits_module.random_stopping_number_of_runs
+    real_laplace = fits_module.LaplaceMechanism
+
+    def fresh(random_state):
+        secret.append(real_rng(random_state))
+        return secret[-1]
+
+    def number_of_runs(gamma, rng):
+        runs.append((gamma, rng))
+        return real_runs(gamma, rng)
+
+    def mechanism(epsilon, **kwargs):
+        laplace.append((epsilon, kwargs))
+        return real_laplace(epsilon, **kwargs)
+
+    monkeypatch.setattr(fits_module, "noise_rng", fresh)
+    monkeypatch.setattr(fits_module, "random_stopping_number_of_runs", number_of_runs)
+    monkeypatch.setattr(fits_module, "LaplaceMechanism", mechanism)
+    search = PrivateParameterSearch(
+        SemiPrivateClassifier(epsilon=0.2, classes=[0, 1]),
+        {"hypothesis_class": ["stumps", "thresholds"]},
+        validation_fraction=0.5,
+        refit=False,
+    ).fit(X, Y, X_public=PUBLIC)
+    assert search.privacy_spent_.epsilon == pytest.approx(0.6)
+    ((gamma, rng),) = runs
+    assert gamma == 1.0 / 2  # two candidates: two runs expected
+    assert rng is secret[0]
+    ((epsilon, kwargs),) = laplace
+    assert epsilon == pytest.approx(0.2)  # each run's score at the run's epsilon
+    assert kwargs == {"sensitivity": 1.0}
