@@ -29,10 +29,11 @@ from sklearn_semiprivate import (
     PrivacyLeakWarning,
     PublicData,
     SemiPrivateClassifier,
+    SemiPrivateTreeClassifier,
     SubSamplingActiveClassifier,
     reproducible_noise,
 )
-from sklearn_semiprivate.accounting._reservation import fit_cost
+from sklearn_semiprivate.accounting._reservation import fit_cost, replace_one_cost
 from sklearn_semiprivate.audit import epsilon_lower_bound
 from sklearn_semiprivate.classifiers import _active
 
@@ -458,3 +459,37 @@ def test_docs_state_the_neighbours_and_what_fit_alone_guarantees():
     section = page[page.index(":class:`~sklearn_semiprivate.SubSamplingActive") :]
     assert "Definition 5.3" in section.split("\n\n")[0]
     assert "store_transcript=True" in section and "StratifiedKFold" in section
+
+
+def test_stored_transcript_of_an_add_remove_learner_is_charged_its_replace_one_cost():
+    # Definition 5.4's model with its transcript has the base learner's
+    # replace-one guarantee: for a learner whose cost holds for add/remove
+    # neighbours (the tree), group privacy doubles it. A review charged the
+    # add/remove cost instead and no test failed.
+    X, y = make_pool()
+    tree = SemiPrivateTreeClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1])
+    acc = PrivacyAccountant(epsilon=10.0)
+    clf = SubSamplingActiveClassifier(
+        tree, epsilon=0.2, n_labeled=50, store_transcript=True, accountant=acc
+    ).fit(X, y)
+    expected = replace_one_cost(PrivacyCost(1.0, 0.0))
+    assert expected.epsilon == 2.0
+    assert clf.privacy_spent_ == expected == acc.spent()
+    assert fit_cost(clf) == expected
+
+
+def test_a_learner_taking_unlabeled_rows_is_charged_its_larger_variant():
+    # With n_labeled < n_subsample the base learner is fitted with the
+    # private unlabeled rows (GenericLearner's sanitizer, delta > 0), which
+    # the pool's size decides: the larger of the two costs is reserved. A
+    # review charged the smaller (delta = 0) and no test failed.
+    generic = GenericLearnerClassifier(
+        "thresholds", n_bins=8, bounds=(0, 1), classes=[0, 1], delta=1e-6
+    )
+    without = _active.subsampling_privacy_cost(fit_cost(generic), 0.2)
+    with_rows = _active.subsampling_privacy_cost(
+        fit_cost(generic, X_unlabeled=True), 0.2
+    )
+    assert without.delta == 0.0 < with_rows.delta
+    clf = SubSamplingActiveClassifier(generic, epsilon=0.2, n_labeled=50)
+    assert fit_cost(clf) == with_rows
