@@ -23,8 +23,13 @@ from sklearn_semiprivate import (
     SemiPrivateTreeClassifier,
     reproducible_noise,
 )
+from sklearn_semiprivate.classifiers import (
+    _labelboost_steps,
+    _logistic_sgd,
+    _sgd,
+    _tree,
+)
 from sklearn_semiprivate.classifiers import _logistic as _logistic_est
-from sklearn_semiprivate.classifiers import _logistic_sgd, _sgd, _tree
 from sklearn_semiprivate.classifiers._logistic_mm import release_scales
 
 
@@ -323,3 +328,9 @@ def test_labelboost_subsamples_are_secret_and_uniform(monkeypatch):
     sched = clf.schedule_
     assert calls[0] == (2500, sched.n_labeled, False)
     assert calls[1] == (320_000, sched.n_unlabeled, False)
+    # Each round's deletion (step 2c, Claim 4.3 in Lemma 4.6) keeps a secret
+    # uniform 1/_ROUND_KEEP of S and of T; a review kept a prefix of S.
+    keep = _labelboost_steps._ROUND_KEEP
+    size, v = sched.labeled_sizes[0], sched.batch_sizes[0]
+    assert calls[2] == (size, size // keep, False)
+    assert calls[3] == (v, v // keep, False)

@@ -816,12 +816,16 @@ def test_learners_own_errors_cost_nothing():
 
 def test_private_draws_come_from_the_secret_generator(monkeypatch):
     # Claim 4.1 needs the curator's draws (and the agents' coins) hidden: they
-    # come from the fit's secret generator. A review drew them from the
-    # public seed (random_state) and no test failed.
+    # come from the fit's secret generator; its premise is weights starting
+    # at kappa, and the agents answer through the local randomizer at
+    # (local_epsilon, local_delta). A mutation review drew the draws from the
+    # public seed, started the weights at 1, and doubled the local epsilon;
+    # no test failed on any of the three.
     from sklearn_semiprivate.classifiers import _transfer
 
-    secret, used = [], []
+    secret, used, starts, local = [], [], [], []
     real_rng, real_round = _transfer.noise_rng, steps.curator_round
+    real_local = steps.local_randomizer
 
     def fresh(random_state):
         secret.append(real_rng(random_state))
@@ -829,11 +833,20 @@ def test_private_draws_come_from_the_secret_generator(monkeypatch):
 
     def curator_round(*args):
         used.append(args[-1])
+        starts.append(np.array(args[2], copy=True))
         return real_round(*args)
+
+    def local_randomizer(*args):
+        local.append(args)
+        return real_local(*args)
 
     monkeypatch.setattr(_transfer, "noise_rng", fresh)
     monkeypatch.setattr(steps, "curator_round", curator_round)
+    monkeypatch.setattr(steps, "local_randomizer", local_randomizer)
     X, y, X_t, y_t = source_target()
-    stl(random_state=0).fit(X, y, X_target=X_t, y_target=y_t)
+    clf = stl(random_state=0)
+    clf.fit(X, y, X_target=X_t, y_target=y_t)
     assert len(secret) == 1
     assert used and all(rng is secret[0] for rng in used)
+    np.testing.assert_array_equal(starts[0], np.full(X.shape[0], math.log(0.5)))
+    assert local == [(clf.local_epsilon, clf.local_delta)]
