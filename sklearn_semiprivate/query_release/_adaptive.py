@@ -245,7 +245,7 @@ def zcdp_budget(epsilon, delta):
                 f"epsilon={epsilon!r} is too small for delta={delta!r}: no "
                 "positive zCDP budget converts to it. Use a larger epsilon."
             )
-    hi = 2.0 * lo  # infeasible: lo was halved from it (or lo == hi / 2 ** k)
+    hi = 2.0 * lo  # the last infeasible point: lo was halved from it
     for _ in range(200):
         if hi / lo - 1.0 <= 1e-13:
             break

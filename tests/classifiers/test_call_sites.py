@@ -16,16 +16,22 @@ import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from sklearn_semiprivate import (
+    GenericLearnerClassifier,
+    LabelBoostClassifier,
     PATEClassifier,
     PrivateSGDClassifier,
     PublicData,
+    SemiPrivateClassifier,
     SemiPrivateLogisticRegression,
     SemiPrivateTreeClassifier,
     reproducible_noise,
 )
 from sklearn_semiprivate.classifiers import (
+    _generic,
+    _labelboost,
     _labelboost_steps,
     _logistic_sgd,
+    _semiprivate,
     _sgd,
     _tree,
 )
@@ -202,7 +208,7 @@ def test_tree_split_noise_comes_from_the_secret_generator(monkeypatch):
     assert all(rng is secret[0] for rng in draws)
 
 
-def test_tree_splits_are_fresh_on_a_tie(monkeypatch):
+def test_tree_splits_are_fresh_on_a_tie():
     # Labels independent of X: the candidates' scores are near ties, so the
     # root split must vary from fit to fit with one random_state.
     rng = np.random.default_rng(3)
@@ -264,9 +270,6 @@ def test_generic_learner_selects_with_the_secret_generator(monkeypatch):
     # generator. A review passed np.random.default_rng(random_state) instead
     # (the output a function of the private rows and a known seed) and no
     # test failed.
-    from sklearn_semiprivate import GenericLearnerClassifier
-    from sklearn_semiprivate.classifiers import _generic, _semiprivate
-
     secret, used = [], []
     real_rng = _generic.noise_rng
     real_select = _semiprivate.SemiPrivateClassifier._select_member
@@ -307,9 +310,6 @@ def test_labelboost_subsamples_are_secret_and_uniform(monkeypatch):
     # Theorem 4.14 (Claim 4.3) needs secret uniform subsamples of the
     # labeled and unlabeled rows. A review took the first n_labeled rows
     # instead (no amplification for them) and no test failed.
-    from sklearn_semiprivate import LabelBoostClassifier, SemiPrivateClassifier
-    from sklearn_semiprivate.classifiers import _labelboost
-
     calls = []
     real = _labelboost.noise_rng
     monkeypatch.setattr(

@@ -106,21 +106,15 @@ def test_zcdp_budget_is_feasible_maximal_and_quick_at_every_scale(
     assert real(rho * (1.0 + 1e-9), delta).epsilon > epsilon
 
 
-def test_zcdp_budget_refuses_an_unreachable_target():
+def test_zcdp_budget_refuses_an_unreachable_target(monkeypatch):
     # The real conversion is 0 below rho ~ delta**2 (total variation at most
     # delta), so every epsilon > 0 has a positive budget; the refusal guards
     # a conversion that never reaches the target. Simulate one.
+    monkeypatch.setattr(
+        _adaptive, "zcdp_privacy", lambda rho, delta: PrivacyCost(1.0, delta)
+    )
     with pytest.raises(ValueError, match="too small"):
-        _zcdp_budget_with(lambda rho, delta: PrivacyCost(1.0, delta), 0.5, 1e-6)
-
-
-def _zcdp_budget_with(conversion, epsilon, delta):
-    original = _adaptive.zcdp_privacy
-    _adaptive.zcdp_privacy = conversion
-    try:
-        return zcdp_budget(epsilon, delta)
-    finally:
-        _adaptive.zcdp_privacy = original
+        zcdp_budget(0.5, 1e-6)
 
 
 @pytest.mark.parametrize("support", ADAPTIVE)
