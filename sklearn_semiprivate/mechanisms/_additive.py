@@ -38,9 +38,23 @@ __all__ = [
 # delta down to 1e-300; tests/mechanisms/test_additive_mechanisms.py), so the
 # exact profile at the returned sigma is at most delta.
 _PROFILE_RTOL = 1e-8
+# Largest epsilon at which the profile is evaluated as written. Near the
+# calibrated sigma, a = Δ/(2σ) and b = εσ/Δ both grow like sqrt(ε / 2), and
+# b - a carries an absolute rounding error of about 1e-16 b: the profile's
+# relative error was 1e-13 at ε = 1e4, 1e-12 at 1e6, 1e-10 at 1e14, 7e-8 at
+# 1e16 (above the margin) and 100% at 1e20, where the calibration returned a
+# sigma whose exact delta was about 1, and raised from 1e40 on (against
+# 120-digit arithmetic, delta = 1e-6 and 1e-30; a review found it).
+# Above this epsilon, the profile and the calibration use the value at it:
+# an (ε', δ)-DP mechanism is (ε, δ)-DP for every ε >= ε' (δ(ε) decreases),
+# so the guarantee stays exact, only conservative, where noise of scale
+# 1e-3 Δ is negligible anyway.
+_EPSILON_EXACT_MAX = 1e6
 
 
 def _profile(epsilon, sigma, sensitivity):
+    # See _EPSILON_EXACT_MAX: an upper bound beyond it.
+    epsilon = np.minimum(epsilon, _EPSILON_EXACT_MAX)
     a = np.asarray(sensitivity / (2.0 * sigma), dtype=np.float64)
     b = np.asarray(epsilon * sigma / sensitivity, dtype=np.float64)
     # Φ(a - b) - e^ε Φ(-a - b) = Φ(a - b) (1 - exp(ε + log Φ(-a - b) - log Φ(a - b))):
@@ -80,7 +94,9 @@ def gaussian_privacy_profile(epsilon, sigma, sensitivity=1.0):
     Returns
     -------
     delta : float or ndarray
-        Same shape as ``epsilon``; decreasing in ``ε``.
+        Same shape as ``epsilon``; decreasing in ``ε``. Exact (to a relative
+        1e-9) for ``ε <= 1e6``; above, the value at ``ε = 1e6``, an upper
+        bound (double precision cannot resolve the profile there).
 
     Examples
     --------
@@ -105,7 +121,9 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     root search, then rounds ``σ`` up to the first float whose computed
     profile is at most ``delta (1 - 1e-8)``: the margin covers the rounding of
     the computed profile (below ``1e-9`` relative), so that the exact one is at
-    most ``delta``. Valid for every ``ε > 0``.
+    most ``delta``. Valid for every ``ε > 0``: above ``ε = 1e6``, where double
+    precision cannot resolve the profile, ``σ`` is calibrated at ``ε = 1e6``
+    (an ``(ε', δ)``-DP mechanism is ``(ε, δ)``-DP for every ``ε >= ε'``).
 
     Parameters
     ----------

@@ -163,3 +163,28 @@ def test_bad_inputs_name_the_parameter():
         gaussian_privacy_profile(1.0, sigma=-1.0)
     with pytest.raises(ValueError, match="epsilon"):
         gaussian_privacy_profile(-1.0, sigma=1.0)
+
+
+@pytest.mark.parametrize("eps", [1e4, 1e6, 1e8, 1e16, 1e20, 1e40, 1e100])
+@pytest.mark.parametrize("delta", [0.5, 1e-6, 1e-30])
+def test_analytic_sigma_meets_delta_at_huge_epsilon(eps, delta):
+    # A review: at eps = 1e20 double precision cannot resolve b - a, and the
+    # calibration returned a sigma whose exact delta was about 1 (10^6 times
+    # the target at delta = 1e-6); from 1e40 on brentq raised RuntimeError,
+    # after a fit had charged its ledger. Above 1e6 the calibration is done at
+    # 1e6, which is valid at any larger epsilon.
+    sigma = analytic_gaussian_sigma(eps, delta)
+    assert 0 < sigma < math.inf
+    assert _exact_profile(eps, sigma, 1.0) <= delta
+
+
+def test_profile_is_an_upper_bound_at_huge_epsilon():
+    for eps in (1e8, 1e16, 1e20):
+        for sigma in (7.07e-4, 7.07e-9, 7.07e-11):
+            assert gaussian_privacy_profile(eps, sigma) >= _exact_profile(
+                eps, sigma, 1.0
+            )
+    # ... and the largest double is accepted.
+    assert analytic_gaussian_sigma(1.7e308, 1e-6) == analytic_gaussian_sigma(
+        1e6, 1e-6
+    )
