@@ -351,17 +351,25 @@ def test_huge_public_values_fit_or_fail_clearly(name, case):
     assert _outcome(FACTORIES[name](None), X2, y2, pub) == first
 
 
-# 1e20 and 1e300: a review found the Gaussian calibration raising
-# RuntimeError from about 1e40 (PATE, train-on-synthetic), after the charge.
-@pytest.mark.parametrize("epsilon", [1e-6, 1e6, 1e20, 1e300])
+# A review found the Gaussian calibration raising RuntimeError after the
+# charge (PATE, train-on-synthetic) at 1e40 and above and at 1e-28, hanging at
+# 1e-308, and the release's ZeroDivisionError at 1e-300. A fit either
+# succeeds or refuses with a ValueError naming epsilon, before the charge.
+@pytest.mark.parametrize("epsilon", [1e-300, 1e-28, 1e-6, 1e6, 1e20, 1e300])
 @pytest.mark.parametrize("name", NAMES)
 def test_extreme_epsilon(name, epsilon):
     X, y, X_pub, _ = _data()
     key = EPSILON_PARAM.get(name, "epsilon")
     if key is None:
         pytest.skip("epsilon is the wrapped estimator's (covered by its own case)")
-    est = FACTORIES[name](None, **{key: epsilon})
-    _fit(est, X, y, PublicData(X_pub))
+    ledger = PrivacyAccountant(epsilon=1.7e308, delta=0.5)
+    est = FACTORIES[name](ledger, **{key: epsilon})
+    try:
+        _fit(est, X, y, PublicData(X_pub))
+    except ValueError as error:
+        assert "epsilon" in str(error)
+        assert ledger.spent() == FREE
+        return
     for out in _outputs(est, X[:7]):
         if out.dtype.kind == "f":
             assert np.all(np.isfinite(out))

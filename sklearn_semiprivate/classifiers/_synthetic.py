@@ -362,6 +362,9 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         dry = np.unique(dry if points is None else points, axis=0)
         _dry_run(estimator, dry, data.classes, n_draws)
         cost = self._privacy_cost()
+        # From the parameters: before the charge, so that its errors (e.g. no
+        # representable noise scale at an extreme epsilon) cost nothing.
+        count_sigma = self._count_noise_sigma(len(subsets))
         # Reserved atomically before the first private read; a fit that fails
         # afterwards stays charged. The release below gets no accountant, so
         # the fit is charged once.
@@ -369,7 +372,7 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         if points is None:
             points = self._support_points(data, rng_grid, allow_leak=True)
         # Public part: bins from the support points only, and the workload.
-        self.n_bins_ = self._resolve_n_bins(n, data.classes.size, len(subsets), points)
+        self.n_bins_ = self._resolve_n_bins(n, data.classes.size, count_sigma, points)
         self.bin_edges_ = public_quantile_bins(points, self.n_bins_)
         cards = [e.size + 1 for e in self.bin_edges_] + [data.classes.size]
         release = PublicAssistedQueryRelease(
@@ -459,18 +462,24 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         bins = _MAX_AUTO_BINS if self.n_bins == "auto" else int(self.n_bins)
         return bins ** (self.marginal_order - 1) * max(bins, n_classes)
 
-    def _resolve_n_bins(self, n, n_classes, n_subsets, points):
-        """The number of bins, from public quantities only (``n`` is public)."""
-        if self.n_bins != "auto":
-            return int(self.n_bins)
-        # Standard deviation of the noise on one count: replace-one
-        # sensitivity sqrt(2 S) (L2) or 2 S (L1) of the S marginals.
+    def _count_noise_sigma(self, n_subsets):
+        """Standard deviation of the noise on one count (parameters only).
+
+        Replace-one sensitivity sqrt(2 S) (L2) or 2 S (L1) of the S marginals.
+        """
         if self.delta > 0:
-            sigma = analytic_gaussian_sigma(
+            return analytic_gaussian_sigma(
                 self.epsilon, self.delta, math.sqrt(2.0 * n_subsets)
             )
-        else:
-            sigma = math.sqrt(2.0) * 2.0 * n_subsets / self.epsilon
+        return math.sqrt(2.0) * 2.0 * n_subsets / self.epsilon
+
+    def _resolve_n_bins(self, n, n_classes, sigma, points):
+        """The number of bins, from public quantities only (``n`` is public).
+
+        ``sigma``: :meth:`_count_noise_sigma`.
+        """
+        if self.n_bins != "auto":
+            return int(self.n_bins)
         cells = n / (n_classes * _CELL_NOISE_RATIO * sigma)
         bins = math.floor(max(cells, 1.0) ** (1.0 / (self.marginal_order - 1)))
         cap = min(_MAX_AUTO_BINS, math.isqrt(points.shape[0]))

@@ -15,6 +15,7 @@ Thm A.1) it is valid for every ``ε > 0`` and is never larger.
 import math
 
 import numpy as np
+from scipy.integrate import quad
 from scipy.optimize import brentq
 from scipy.special import erfcx, log_ndtr
 
@@ -53,9 +54,17 @@ _EPSILON_EXACT_MAX = 1e6
 
 
 def _profile(epsilon, sigma, sensitivity):
+    # Overflows at extreme sigmas (a or b infinite) give the limits 0 or NaN;
+    # the calibration counts NaN as infeasible.
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _profile_values(epsilon, sigma, sensitivity)
+
+
+def _profile_values(epsilon, sigma, sensitivity):
     # See _EPSILON_EXACT_MAX: an upper bound beyond it.
     epsilon = np.minimum(epsilon, _EPSILON_EXACT_MAX)
-    a = np.asarray(sensitivity / (2.0 * sigma), dtype=np.float64)
+    # Not Δ / (2σ): 2σ overflows to inf for σ above half the largest double.
+    a = np.asarray(0.5 * (sensitivity / sigma), dtype=np.float64)
     b = np.asarray(epsilon * sigma / sensitivity, dtype=np.float64)
     # Φ(a - b) - e^ε Φ(-a - b) = Φ(a - b) (1 - exp(ε + log Φ(-a - b) - log Φ(a - b))):
     # no cancellation of large numbers, but ε + (difference of two logs of
@@ -71,7 +80,69 @@ def _profile(epsilon, sigma, sensitivity):
     u = (b + a) / math.sqrt(2.0)
     with np.errstate(under="ignore"):
         tail = 0.5 * np.exp(-(v**2)) * (erfcx(v) - erfcx(u))
-    return np.maximum(np.where(b > a, tail, general), 0.0)
+    out = np.where(b > a, tail, general)
+    # Both forms take a difference of two nearly equal terms when a is small
+    # against b - a (small ε): their relative error grew like 1e-15 times
+    # max(|b - a|, √2) / (2a), the condition number of the difference (1e-3
+    # at 1e12, 100% at 1e15: ε = 1e-14 gave δ = 0 where the exact one was
+    # 1.6e-24; a review, against 300-digit arithmetic). There, the integral
+    # without a difference (_profile_integral).
+    condition = np.maximum(np.abs(b - a), math.sqrt(2.0)) / (2.0 * a)
+    ill = np.broadcast_to(condition > _CONDITION_MAX, out.shape)
+    if np.any(ill):
+        shape = out.shape
+        out, a, b = (np.broadcast_to(x, shape).ravel().copy() for x in (out, a, b))
+        for i in np.flatnonzero(ill):
+            out[i] = _profile_integral(float(a[i]), float(b[i]))
+        out = out.reshape(shape)
+    return np.maximum(out, 0.0)
+
+
+# Above this condition number of the closed forms' difference (see _profile),
+# the profile is integrated: below it their relative error stayed under 5e-12
+# (against 300-digit arithmetic, ε from 1e-14 to 1e6, b - a from 1e-3 to 37).
+_CONDITION_MAX = 1e3
+
+
+def _profile_integral(a, b):
+    """δ by quadrature of a positive integrand, accurate where a << b - a.
+
+    The privacy loss of the Gaussian mechanism is ``L = μ + s Z`` with
+    ``Z ~ N(0, 1)``, ``s = 2a`` and ``μ = 2a²``, and ``δ(ε) = E[(1 - e^(ε - L))+]``.
+    With ``z0 = (ε - μ)/s = b - a`` (as ``ε = 2ab``)::
+
+        δ = φ(z0) ∫_0^∞ exp(-z0 t - t²/2) (1 - exp(-2a t)) dt,
+
+    whose integrand is positive and computed without cancellation
+    (``-expm1``); scipy's ``quad`` reaches a relative 1e-13 on it (5.5e-13 at
+    worst against 300-digit arithmetic, ε from 1e-14 to 1e6).
+    """
+    z0 = b - a
+    two_a = 2.0 * a
+    if not (two_a > 0.0 and z0 < math.inf):
+        # a = 0 (σ so large that Δ/(2σ) underflows) or b = inf: no loss above ε.
+        return 0.0
+
+    # ∫ ... dt <= 1/z0²: below, δ underflows.
+    if -0.5 * z0 * z0 + math.log(two_a) - 2.0 * math.log(max(z0, 1.0)) < -745.0:
+        return 0.0
+    # t = s / c: the integrand falls like exp(-s) in s for large z0.
+    c = max(z0, 1.0)
+
+    def integrand(s):
+        # (1 - exp(-2a t)) / (2a), exact to rounding, and t in the limit a -> 0.
+        t = s / c
+        x = two_a * t
+        ramp = -math.expm1(-x) / two_a if x > 0.0 else t
+        return math.exp(-z0 * t - 0.5 * t * t) * ramp / c
+
+    value, _ = quad(integrand, 0.0, math.inf, epsabs=0.0, epsrel=1e-13, limit=200)
+    if value <= 0.0:
+        return 0.0
+    log_delta = (
+        -0.5 * z0 * z0 - 0.5 * math.log(2.0 * math.pi) + math.log(two_a) + math.log(value)
+    )
+    return math.exp(log_delta) if log_delta > -745.0 else 0.0
 
 
 def gaussian_privacy_profile(epsilon, sigma, sensitivity=1.0):
@@ -117,11 +188,12 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     """Smallest Gaussian noise scale that is (ε, δ)-DP: the analytic calibration.
 
     Solves ``δ(σ) = δ`` for the exact privacy profile of
-    :func:`gaussian_privacy_profile` (Balle & Wang 2018, Thm 8) by a bracketed
-    root search, then rounds ``σ`` up to the first float whose computed
-    profile is at most ``delta (1 - 1e-8)``: the margin covers the rounding of
-    the computed profile (below ``1e-9`` relative), so that the exact one is at
-    most ``delta``. Valid for every ``ε > 0``: above ``ε = 1e6``, where double
+    :func:`gaussian_privacy_profile` (Balle & Wang 2018, Thm 8): the first
+    float ``σ`` whose computed profile is at most ``delta (1 - 1e-8)``, found
+    by bisection. The margin covers the rounding of the computed profile
+    (below ``1e-11`` relative; where the closed form would cancel, at small
+    ``ε``, the profile is integrated), so that the exact one is at most
+    ``delta``. Valid for every ``ε > 0``: above ``ε = 1e6``, where double
     precision cannot resolve the profile, ``σ`` is calibrated at ``ε = 1e6``
     (an ``(ε', δ)``-DP mechanism is ``(ε, δ)``-DP for every ``ε >= ε'``).
 
@@ -137,6 +209,12 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     Returns
     -------
     sigma : float
+
+    Raises
+    ------
+    ValueError
+        When no double ``σ`` is large enough (e.g. ``ε = 1e-300`` at
+        sensitivity ``1e10``).
 
     Examples
     --------
@@ -157,21 +235,65 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     # is at most delta.
     target = delta * (1.0 - _PROFILE_RTOL)
 
-    def excess(sigma):
-        return float(_profile(epsilon, sigma, sensitivity)) - target
+    def feasible(sigma):
+        # NaN (an overflow at an extreme sigma) counts as infeasible.
+        return bool(_profile(epsilon, sigma, sensitivity) <= target)
 
-    # δ(σ) decreases from 1 (σ → 0) to 0 (σ → ∞): bracket the crossing.
-    hi = sensitivity * max(1.0, math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon)
-    while excess(hi) > 0:
-        hi *= 2.0
-    lo = hi
-    while excess(lo) <= 0:
-        lo *= 0.5
-    sigma = brentq(excess, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps)
-    # brentq returns a point within rtol of the crossing, possibly just below it.
-    while excess(sigma) > 0:
-        sigma = float(np.nextafter(sigma, math.inf))
-    return sigma
+    # δ(σ) decreases from 1 (σ → 0) to 0 (σ → ∞). The smallest feasible
+    # double, by bisection on the bit patterns of the positive doubles (which
+    # order them as their values), whatever the magnitudes. (A review: a
+    # bracket grown by doubling overflowed to inf and looped forever, e.g. at
+    # epsilon = 1e-300 and sensitivity 1e10, and brentq failed to converge
+    # at epsilon from about 1e-24 to 1e-28.) brentq only shortens it.
+    largest = np.finfo(np.float64).max
+    if not feasible(float(largest)):
+        raise ValueError(
+            f"No noise scale up to the largest double makes the Gaussian "
+            f"mechanism ({epsilon}, {delta})-DP at sensitivity {sensitivity}: "
+            "raise epsilon or delta, or lower the sensitivity."
+        )
+    lo, hi = 0, _bits(largest)  # lo infeasible (0 is sigma = 0), hi feasible
+    lo, hi = _bisect_bits(feasible, lo, hi, width=2**52)  # within a factor 2
+    if lo > 0:
+        try:
+            root = brentq(
+                lambda x: float(_profile(epsilon, x, sensitivity)) - target,
+                _value(lo),
+                _value(hi),
+                xtol=1e-300,
+                rtol=4 * np.finfo(float).eps,
+            )
+        except (RuntimeError, ValueError):  # NaN or no convergence: bisect
+            root = None
+        if root is not None and lo < _bits(root) < hi:
+            # Narrow [lo, hi] to a few ulps around the root, checked.
+            for probe in (_bits(root) - 4, _bits(root), _bits(root) + 4):
+                if lo < probe < hi:
+                    if feasible(_value(probe)):
+                        hi = probe
+                    else:
+                        lo = probe
+    return _value(_bisect_bits(feasible, lo, hi, width=1)[1])
+
+
+def _bits(x):
+    """The bit pattern of a positive double, as an int (ordered as the values)."""
+    return int(np.float64(x).view(np.int64))
+
+
+def _value(bits):
+    return float(np.int64(bits).view(np.float64))
+
+
+def _bisect_bits(feasible, lo, hi, width):
+    """Shrink ``[lo, hi]`` (infeasible, feasible bit patterns) to ``width``."""
+    while hi - lo > width:
+        mid = (lo + hi) // 2
+        if feasible(_value(mid)):
+            hi = mid
+        else:
+            lo = mid
+    return lo, hi
 
 
 class LaplaceMechanism(Mechanism):

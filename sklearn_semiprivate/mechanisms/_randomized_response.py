@@ -133,8 +133,18 @@ class RandomizedResponse(Mechanism):
         """
         bits = _check_codes(bits, 2, "bits")
         rng = check_rng(random_state)
-        flip = rng.random(bits.shape) < expit(-self.epsilon)
+        flip = rng.random(bits.shape) < self._flip_probability()
         return bits ^ flip
+
+    def _flip_probability(self):
+        """``expit(-epsilon)``, at least the smallest positive double.
+
+        As :meth:`KaryRandomizedResponse._flip_probability`: from ``epsilon``
+        near 709.8 ``expit(-epsilon)`` is 0.0 and ``U < 0.0`` never holds, so
+        no bit would ever flip, an unbounded loss (a review). With the floor
+        a bit flips when ``U == 0``, probability ``2^-53``: a loss of about 37.
+        """
+        return max(float(expit(-self.epsilon)), _SMALLEST)
 
     def estimate_mean(self, responses):
         """Unbiased estimate of the mean of the true bits.

@@ -373,6 +373,13 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
     rho = approx_dp_to_zcdp(epsilon, delta) * (1.0 - 1e-13)
     rho_sel = rho / n_rounds * SELECTION_SHARE
     rho_meas = rho / n_rounds * (1.0 - SELECTION_SHARE)
+    if not (rho_sel > 0.0 and rho_meas > 0.0):
+        # A review: epsilon = 1e-200 made rho underflow, and a division by it
+        # raised ZeroDivisionError (before the charge).
+        raise ValueError(
+            f"epsilon={epsilon} is too small for {n_rounds} rounds: the zCDP "
+            "budget per round underflows to 0. Raise epsilon."
+        )
     if selection == "exponential":
         eps_sel = math.sqrt(8.0 * rho_sel)
         rho_sel_spent = eps_sel**2 / 8.0

@@ -188,3 +188,67 @@ def test_profile_is_an_upper_bound_at_huge_epsilon():
     assert analytic_gaussian_sigma(1.7e308, 1e-6) == analytic_gaussian_sigma(
         1e6, 1e-6
     )
+
+
+def _exact_profile_fine(eps, sigma, sens):
+    """:func:`_exact_profile` at 200 digits (both terms agree to ~30 digits
+    at eps = 1e-28)."""
+    mp = pytest.importorskip("mpmath")
+    with mp.workdps(200):
+        eps, sigma, sens = mp.mpf(eps), mp.mpf(sigma), mp.mpf(sens)
+        a, b = sens / (2 * sigma), eps * sigma / sens
+        return mp.ncdf(a - b) - mp.exp(eps) * mp.ncdf(-a - b)
+
+
+@pytest.mark.parametrize(
+    ("eps", "delta", "sens"),
+    [
+        (1e-14, 1e-60, 1.0),
+        (2e-14, 1e-60, 1.0),
+        (1e-14, 1e-30, 1.0),
+        (1e-12, 1e-100, 1.0),
+        (1e-12, 1e-300, 1e200),
+        (1e-10, 1e-10, 1.0),
+        (1e-8, 1e-200, 1.0),
+        (1e-6, 1e-300, 1.0),
+        (1e-28, 1e-5, 1.0),
+        (1e-14, 0.5, 1.0),
+    ],
+)
+def test_analytic_sigma_meets_delta_at_tiny_epsilon(eps, delta, sens):
+    # A review: at small epsilon the closed form subtracted two nearly equal
+    # erfcx values; at (1e-14, 1e-60) the computed profile was 0 where the
+    # exact delta is 1.6e-24 (1.6e36 times the target), and at (1e-12,
+    # 1e-100) the exact delta was 1.08 times the target. brentq failed at
+    # 1e-28 (RuntimeError).
+    sigma = analytic_gaussian_sigma(eps, delta, sens)
+    exact = _exact_profile_fine(eps, sigma, sens)
+    assert exact <= delta
+    assert exact > 0.999 * delta  # and not much more noise than needed
+    assert gaussian_privacy_profile(eps, sigma, sens) == pytest.approx(
+        float(exact), rel=1e-9
+    )
+
+
+def test_profile_is_accurate_at_tiny_epsilon():
+    for eps in (1e-14, 1e-12, 1e-9, 1e-6):
+        for sigma in np.logspace(0, 16, 17):
+            exact = float(_exact_profile_fine(eps, sigma, 1.0))
+            if exact < 1e-300:
+                continue
+            assert gaussian_privacy_profile(eps, sigma) == pytest.approx(
+                exact, rel=1e-9
+            )
+
+
+def test_analytic_sigma_at_extreme_magnitudes():
+    # The bracket grown by doubling overflowed to inf and looped forever at
+    # these (a review); as epsilon -> 0 the noise tends to the total
+    # variation bound, sigma = sens / (sqrt(2 pi) delta).
+    tv_bound = 1.0 / (math.sqrt(2.0 * math.pi) * 1e-5)
+    for eps, sens in [(1e-300, 1e10), (1e-308, 1.0), (1e-12, 1e300)]:
+        sigma = analytic_gaussian_sigma(eps, 1e-5, sens)
+        assert sigma == pytest.approx(sens * tv_bound, rel=1e-6)
+    # ... and where no double is large enough, a ValueError.
+    with pytest.raises(ValueError, match="largest double"):
+        analytic_gaussian_sigma(1e-300, 1e-5, 1e305)

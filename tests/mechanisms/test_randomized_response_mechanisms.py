@@ -288,3 +288,23 @@ def test_kary_sample_flips_on_the_lowest_uniform(k, eps):
     values = np.arange(k).repeat(5)
     out = rr.sample(values, random_state=_LowestUniform(np.random.PCG64(0)))
     assert np.all(out != values)
+
+
+@pytest.mark.parametrize("eps", [1.0, 38.0, 709.8, 800.0, 1e300])
+def test_binary_sample_flips_on_the_lowest_uniform(eps):
+    # A review: the binary sampler flipped when U < expit(-eps), which is 0.0
+    # from eps = 709.8: no bit ever flipped, and the two inputs' outputs had
+    # disjoint supports (an unbounded loss at a stated finite epsilon), also
+    # through LossRandomizedResponse. On U = 0.0 every bit flips.
+    bits = np.array([0, 1] * 5)
+    out = RandomizedResponse(eps).sample(
+        bits, random_state=_LowestUniform(np.random.PCG64(0))
+    )
+    assert np.all(out != bits)
+    # The loss version draws its bit with the same uniforms (U = 0 < loss = 1
+    # gives 1, and U = 0 < 0 fails: 0), then randomizes it.
+    losses = np.array([0.0, 1.0] * 5)
+    out = LossRandomizedResponse(eps).sample(
+        losses, random_state=_LowestUniform(np.random.PCG64(0))
+    )
+    assert np.all(out != losses.astype(int))
