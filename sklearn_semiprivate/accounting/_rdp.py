@@ -168,7 +168,11 @@ def _epsilons(orders, rdp, delta, conversion):
         # When rho(alpha) <= -log(1 - delta^2), KL <= rho(alpha) bounds the total
         # variation by sqrt(1 - exp(-KL)) <= delta (Bretagnolle-Huber), so the
         # output is (0, delta)-DP; the same shortcut as Google's dp-accounting.
-        eps = np.where(delta**2 + np.expm1(-rdp) >= 0, 0.0, eps)
+        # Not where delta**2 underflows to 0 (delta below ~1.5e-162): there
+        # the test held at rdp = 0 only, which made the calibrations' floor 0
+        # and sent their searches to rdp = 0, a division by zero (a review).
+        if delta**2 > 0.0:
+            eps = np.where(delta**2 + np.expm1(-rdp) >= 0, 0.0, eps)
     return np.maximum(eps, 0.0)
 
 

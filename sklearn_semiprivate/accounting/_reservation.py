@@ -153,7 +153,11 @@ def replace_one_cost(cost):
     PrivacyCost(epsilon=1.0, delta=0.0)
     """
     eps, delta = (float(v) for v in cost)
-    return PrivacyCost(2.0 * eps, min(1.0, (1.0 + math.exp(eps)) * delta))
+    if delta == 0.0 or eps < 709.0:
+        group_delta = 0.0 if delta == 0.0 else (1.0 + math.exp(eps)) * delta
+    else:
+        group_delta = 1.0  # e^eps overflows: the bound is above 1 anyway
+    return PrivacyCost(2.0 * eps, min(1.0, group_delta))
 
 
 def reserve_on_ledgers(ledgers, cost, source):

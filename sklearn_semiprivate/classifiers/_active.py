@@ -46,7 +46,8 @@ _UNLABELED = -1
 
 def _pool_factor(eps_base):
     """``3 + e^{2 eps*}``: Claim 5.7 needs ``t >= n (3 + e^{2 eps*}) / epsilon``."""
-    return 3.0 + math.exp(2.0 * eps_base)
+    # inf where e^{2 eps*} overflows (eps* above ~354.9): no pool is enough.
+    return 3.0 + math.exp(2.0 * eps_base) if 2.0 * eps_base < 709.0 else math.inf
 
 
 def subsampling_privacy_cost(base_cost, epsilon):
@@ -82,7 +83,12 @@ def subsampling_privacy_cost(base_cost, epsilon):
     eps_base, delta_base = (float(v) for v in base_cost)
     if not 0 < epsilon <= 1:
         raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}.")
-    factor = (7.0 + math.exp(eps_base)) / _pool_factor(eps_base)
+    if 2.0 * eps_base < 709.0:
+        factor = (7.0 + math.exp(eps_base)) / _pool_factor(eps_base)
+    else:
+        # The same ratio divided through by e^{2 eps*} (which overflows):
+        # e^{-eps*} (1 + 7 e^{-eps*}) / (1 + 3 e^{-2 eps*}).
+        factor = math.exp(-eps_base) * (1.0 + 7.0 * math.exp(-eps_base))
     return PrivacyCost(float(epsilon), min(1.0, factor * epsilon * delta_base))
 
 
@@ -419,7 +425,9 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         largest = math.floor(t * self.epsilon / _pool_factor(eps_base))
         n = largest if self.n_subsample is None else self.n_subsample
         if n < 1 or n > largest:
-            need = math.ceil(max(n, 1) * _pool_factor(eps_base) / self.epsilon)
+            need = max(n, 1) * _pool_factor(eps_base) / self.epsilon
+            # inf (printed so) where e^(2 eps*) overflows.
+            need = math.ceil(need) if math.isfinite(need) else need
             raise ValueError(
                 f"Claim 5.7 needs a pool of t >= n (3 + e^(2 eps*)) / epsilon = "
                 f"{need} rows for n_subsample={max(n, 1)} (eps*={eps_base:g} of "

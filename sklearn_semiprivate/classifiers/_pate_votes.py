@@ -61,12 +61,24 @@ def gnmax_sigma(epsilon, delta, n_queries):
     released arg max is post-processing); the second is the paper's.
     """
     sensitivity = math.sqrt(2.0)
-    return min(
-        analytic_gaussian_sigma(epsilon, delta, sensitivity * math.sqrt(n_queries)),
-        rdp_gaussian_sigma(
+    sigmas, error = [], None
+    for calibrate in (
+        lambda: analytic_gaussian_sigma(
+            epsilon, delta, sensitivity * math.sqrt(n_queries)
+        ),
+        lambda: rdp_gaussian_sigma(
             epsilon, delta, n_compositions=n_queries, sensitivity=sensitivity
         ),
-    )
+    ):
+        # Either may refuse (e.g. the RDP orders cannot certify a delta of
+        # 1e-170 at epsilon = 1e-3); the other is valid on its own.
+        try:
+            sigmas.append(calibrate())
+        except ValueError as refusal:
+            error = refusal
+    if not sigmas:
+        raise error
+    return min(sigmas)
 
 
 def lnmax_scale(epsilon, n_queries):

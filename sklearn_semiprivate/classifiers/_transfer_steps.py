@@ -60,6 +60,8 @@ __all__ = [
 # Claim 4.1 (Karwa & Vadhan 2018, Lemma 6.1, couples the two samples row by
 # row: replace-one).
 LEARNER_EPSILON = 1.0
+# Largest argument of math.exp that does not overflow (e^709 ~ 8e307).
+_EXP_MAX = 709.0
 
 # T of Algorithm 1 (Thm 3.1: 32 log(8(chi2+1)/alpha) / alpha^2) and of
 # Algorithm 2 (Thm 4.3: 128 log(...) / alpha^2). The paper prints "log2"; the
@@ -289,7 +291,14 @@ def round_privacy_cost(learner_cost, m, kappa, n):
     """
     eps, delta = (float(v) for v in learner_cost)
     eps_star = 6.0 * eps * m / (kappa * n)
-    delta_star = 4.0 * m * math.exp(eps_star) * delta / (kappa * n)
+    if delta == 0.0:
+        delta_star = 0.0
+    elif eps_star > _EXP_MAX:
+        # e^{ε*} overflows (a review: OverflowError at κ = 0.005, hiding the
+        # "needs more rows" error); δ* is above 1 long before.
+        delta_star = 1.0
+    else:
+        delta_star = 4.0 * m * math.exp(eps_star) * delta / (kappa * n)
     return PrivacyCost(eps_star, min(1.0, delta_star))
 
 

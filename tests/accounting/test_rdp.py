@@ -196,3 +196,17 @@ def test_gaussian_conversion_is_a_valid_guarantee_at_every_noise_level(delta):
     for sigma in np.geomspace(0.5, 5e4, 60):
         eps = rdp_to_dp(gaussian_rdp(float(sigma)), delta).epsilon
         assert gaussian_privacy_profile(eps, float(sigma)) <= delta * (1 + 1e-9)
+
+
+@pytest.mark.parametrize("delta", [1e-170, 1e-300])
+def test_tiny_delta_is_refused_with_the_orders_floor(delta):
+    # A review: delta**2 underflowed to 0, the Bretagnolle-Huber shortcut then
+    # held at rdp = 0 only, so the floor read 0 and the search ran down to
+    # rdp = 0: ZeroDivisionError (OverflowError in DP-SGD) instead of the
+    # floor's ValueError.
+    with pytest.raises(ValueError, match="pass larger orders"):
+        rdp_gaussian_sigma(1e-3, delta)
+    # Above the floor, a valid calibration: the composed Gaussian's exact
+    # profile at the returned sigma is within delta.
+    sigma = rdp_gaussian_sigma(0.5, delta)
+    assert gaussian_privacy_profile(0.5, sigma) <= delta

@@ -64,6 +64,16 @@ def test_gnmax_sigma_meets_the_target_exactly(epsilon, n_queries):
     assert sigma <= rdp_sigma
 
 
+def test_gnmax_sigma_where_the_rdp_bound_refuses():
+    # A review: at delta = 1e-170 the RDP calibration cannot certify epsilon
+    # = 1e-3 (its orders' floor); gnmax_sigma raised (ZeroDivisionError then)
+    # although the exact calibration alone is valid. It now keeps that one.
+    with pytest.raises(ValueError):
+        rdp_gaussian_sigma(1e-3, 1e-170, n_compositions=10, sensitivity=math.sqrt(2))
+    sigma = gnmax_sigma(1e-3, 1e-170, 10)
+    assert gaussian_privacy_profile(1e-3, sigma, math.sqrt(20)) <= 1e-170
+
+
 def test_gnmax_sigma_matches_dp_accounting_pld():
     # Google's dp-accounting 0.6.0, computed once (not a dependency):
     #   acc = PLDAccountant(value_discretization_interval=1e-4)

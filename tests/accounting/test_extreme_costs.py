@@ -1,0 +1,94 @@
+"""Stated costs and refusals at extreme but legal parameters.
+
+An adversarial numeric review (November 2026) found costs whose ``e^eps``
+overflowed (OverflowError instead of a bound, or instead of the intended
+"needs more rows" ValueError). Each case here failed before its fix.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from sklearn_semiprivate import (
+    PrivacyAccountant,
+    PrivacyCost,
+    PrivateSGDClassifier,
+    PublicData,
+    SemiPrivateClassifier,
+    SubSamplingActiveClassifier,
+    SubsampleTestReweighClassifier,
+)
+from sklearn_semiprivate.accounting._reservation import replace_one_cost
+from sklearn_semiprivate.classifiers._active import subsampling_privacy_cost
+from sklearn_semiprivate.classifiers._transfer_steps import (
+    curator_rows_needed,
+    default_kappa,
+    default_rounds,
+    round_privacy_cost,
+)
+
+
+def test_group_privacy_where_e_to_the_epsilon_overflows():
+    assert replace_one_cost((800.0, 1e-5)) == PrivacyCost(1600.0, 1.0)
+    assert replace_one_cost((800.0, 0.0)) == PrivacyCost(1600.0, 0.0)
+    # Unchanged below: (1 + e^eps) delta.
+    assert replace_one_cost((1.0, 1e-6)).delta == pytest.approx((1 + math.e) * 1e-6)
+
+
+def test_claim_4_1_round_cost_where_e_to_the_epsilon_overflows():
+    # eps* = 6 eps m / (kappa n) = 960: delta* = 4 m e^eps* delta / (kappa n)
+    # is far above 1.
+    cost = round_privacy_cost((1.0, 1e-8), m=200, kappa=0.005, n=250)
+    assert cost == PrivacyCost(960.0, 1.0)
+    assert round_privacy_cost((1.0, 0.0), m=200, kappa=0.005, n=250).delta == 0.0
+
+
+@pytest.mark.parametrize("chi2_bound", [0.5, 1.0])
+def test_curator_rows_are_found_for_a_small_kappa(chi2_bound):
+    kappa = default_kappa(0.1, chi2_bound)
+    rounds = default_rounds(0.1, chi2_bound, True)
+    n = curator_rows_needed((1.0, 1e-8), 239, kappa, rounds, 1.0, 1e-6)
+    assert n > 0
+    # ... and the rounds at n rows then fit the budget (Claim 4.1).
+    assert round_privacy_cost((1.0, 1e-8), 239, kappa, n).epsilon < 1.0
+
+
+def test_a_small_kappa_is_refused_for_too_few_rows_before_the_charge():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2_000, 2))
+    y = (X[:, 0] > 0).astype(int)
+    ledger = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = SubsampleTestReweighClassifier(
+        PrivateSGDClassifier(classes=[0, 1], bounds=(-4, 4)),
+        alpha=0.1,
+        epsilon=1.0,
+        delta=1e-5,
+        kappa=0.005,
+        local_epsilon=1.0,
+        max_iter=5,
+        n_subsample=200,
+        random_state=0,
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="curator rows"):
+        clf.fit(X, y, X_target=X[:500], y_target=y[:500])
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_subsampling_cost_and_pool_where_e_to_the_2_eps_overflows():
+    # (7 + e^eps*) / (3 + e^(2 eps*)) ~ e^-eps* at eps* = 400.
+    cost = subsampling_privacy_cost((400.0, 1e-6), 1.0)
+    assert cost.delta == pytest.approx(math.exp(-400.0) * 1e-6, rel=1e-12)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(500, 2))
+    y = (X[:, 0] > 0).astype(int)
+    ledger = PrivacyAccountant(epsilon=10.0)
+    active = SubSamplingActiveClassifier(
+        SemiPrivateClassifier(epsilon=400.0, classes=[0, 1]),
+        classes=[0, 1],
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="inf rows"):
+        active.fit(X, y, X_public=PublicData(X[:20]))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
