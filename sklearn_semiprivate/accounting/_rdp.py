@@ -113,7 +113,12 @@ def gaussian_rdp(sigma, *, sensitivity=1.0, orders=None):
     sigma = check_positive_real(sigma, "sigma")
     sensitivity = check_positive_real(sensitivity, "sensitivity")
     orders = _check_orders(orders)
-    return orders * (sensitivity**2 / (2.0 * sigma**2))
+    if all(1e-150 < v < 1e150 for v in (sigma, sensitivity)):
+        return orders * (sensitivity**2 / (2.0 * sigma**2))
+    # Squared apart, an extreme sensitivity or sigma under- or overflows (a
+    # review: sensitivity 1e-170 gave a curve of exactly 0, so rdp_to_dp
+    # claimed epsilon = 0); their ratio is what matters.
+    return orders * ((sensitivity / sigma) ** 2 / 2.0)
 
 
 def compose_rdp(curves):
@@ -292,7 +297,9 @@ def rdp_gaussian_sigma(
             f"conversion must be 'improved' or 'standard', got {conversion!r}."
         )
     # The composed curve is c * alpha with c = k Δ² / (2 σ²): solve for c.
-    scale = k * sensitivity**2 / 2.0
+    # (Δ enters only through σ = Δ sqrt(k / (2 c)): Δ² itself under- or
+    # overflowed at Δ = 1e-170 or 1e160, a division by zero; a review.)
+    half_k = k / 2.0
 
     def excess(log_c):
         rdp = math.exp(log_c) * orders
@@ -308,14 +315,29 @@ def rdp_gaussian_sigma(
     lo, hi = -1.0, 1.0
     while excess(lo) > 0:
         lo -= 2.0
-    while excess(hi) <= 0:
+    # Not past c = e^600 (e^700 times the orders overflowed; a review: epsilon = 1e308
+    # raised OverflowError): feasible there, that c is valid, if not minimal.
+    while hi < 600.0 and excess(hi) <= 0:
         hi += 2.0
-    log_c = brentq(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
+    if excess(hi) <= 0:
+        log_c = hi
+    else:
+        log_c = brentq(excess, lo, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
     # brentq stops near the crossing, possibly on the wrong side; a relative
     # 1e-9 more noise keeps every float summation of the curve (k * rho, or k
     # curves added one by one) on the safe side, checked on the curve itself.
-    sigma = math.sqrt(scale / math.exp(log_c)) * (1.0 + 1e-9)
-    while excess(math.log(scale / sigma**2)) > 0:
+    ratio = half_k / math.exp(log_c) if log_c > -700.0 else math.inf
+    if ratio < math.inf:
+        sigma = sensitivity * math.sqrt(ratio) * (1.0 + 1e-9)
+    else:  # k / (2 c) overflows, its square root need not
+        sigma = sensitivity * math.sqrt(half_k) * math.exp(-0.5 * log_c) * (1.0 + 1e-9)
+    if not 0.0 < sigma < math.inf or sensitivity / sigma == 0.0:
+        raise ValueError(
+            f"No noise scale in double precision calibrates epsilon={epsilon!r} "
+            f"at delta={delta!r} for sensitivity {sensitivity!r} and "
+            f"{k} compositions."
+        )
+    while excess(math.log(half_k) + 2.0 * math.log(sensitivity / sigma)) > 0:
         sigma *= 1.0 + 1e-9
     return sigma
 

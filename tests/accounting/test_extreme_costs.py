@@ -19,6 +19,7 @@ from sklearn_semiprivate import (
     SubSamplingActiveClassifier,
     SubsampleTestReweighClassifier,
 )
+from sklearn_semiprivate.accounting import gaussian_rdp, rdp_gaussian_sigma, rdp_to_dp
 from sklearn_semiprivate.accounting._reservation import replace_one_cost
 from sklearn_semiprivate.classifiers._active import subsampling_privacy_cost
 from sklearn_semiprivate.classifiers._transfer_steps import (
@@ -92,3 +93,30 @@ def test_subsampling_cost_and_pool_where_e_to_the_2_eps_overflows():
     with pytest.raises(ValueError, match="inf rows"):
         active.fit(X, y, X_public=PublicData(X[:20]))
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_gaussian_rdp_depends_on_the_ratio_only():
+    # sensitivity**2 underflowed at 1e-170: a curve of 0, so rdp_to_dp
+    # claimed epsilon = 0 (a review).
+    unit = gaussian_rdp(1e20, orders=[2.0, 32.0])
+    tiny = gaussian_rdp(1e-150, sensitivity=1e-170, orders=[2.0, 32.0])
+    assert tiny == pytest.approx(unit, rel=1e-12)
+    assert rdp_to_dp(tiny, 1e-30, orders=[2.0, 32.0]).epsilon > 0
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "delta", "k", "sensitivity"),
+    [
+        (1.0, 1e-5, 1, 1e-170),  # ZeroDivisionError
+        (1.0, 1e-5, 1, 1e160),  # OverflowError
+        (1e308, 1e-5, 1, 1.0),  # OverflowError
+        (1e-12, 1e-150, 10**9, 1.0),  # math domain error
+    ],
+)
+def test_rdp_gaussian_sigma_at_extreme_magnitudes(epsilon, delta, k, sensitivity):
+    sigma = rdp_gaussian_sigma(
+        epsilon, delta, n_compositions=k, sensitivity=sensitivity
+    )
+    assert 0 < sigma < math.inf
+    curve = k * gaussian_rdp(sigma, sensitivity=sensitivity)
+    assert rdp_to_dp(curve, delta).epsilon <= epsilon
