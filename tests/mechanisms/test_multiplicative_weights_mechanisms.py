@@ -35,7 +35,8 @@ def test_long_runs_in_log_space_do_not_underflow():
     proj = project_kappa_dense(lw, 0.5, log_weights=True)
     assert proj.sum() == pytest.approx(1.5, rel=1e-12)
     assert proj[1] == 1.0
-    assert proj[0] == pytest.approx(0.5 * np.exp(-500.0), rel=1e-9)
+    # abs=0: pytest's default absolute 1e-12 would accept 0.0 here.
+    assert proj[0] == pytest.approx(0.5 * np.exp(-500.0), rel=1e-9, abs=0)
 
 
 def _project_by_bisection(w, kappa, iters=200):
