@@ -252,3 +252,17 @@ def test_analytic_sigma_at_extreme_magnitudes():
     # ... and where no double is large enough, a ValueError.
     with pytest.raises(ValueError, match="largest double"):
         analytic_gaussian_sigma(1e-300, 1e-5, 1e305)
+
+
+def test_profile_mixes_both_evaluations_in_one_array():
+    # Elements in the integrated regime (tiny eps) next to closed-form ones,
+    # in a 2-D array: each equals its scalar evaluation.
+    eps = np.array([[1e-14, 1.0], [1e-9, 1e-3]])
+    sigma = 1e8
+    out = gaussian_privacy_profile(eps, sigma)
+    assert out.shape == eps.shape
+    for index in np.ndindex(eps.shape):
+        assert out[index] == gaussian_privacy_profile(float(eps[index]), sigma)
+    assert out[0, 0] == pytest.approx(
+        float(_exact_profile_fine(1e-14, sigma, 1.0)), rel=1e-9, abs=0
+    )
