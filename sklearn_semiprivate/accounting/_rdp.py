@@ -315,8 +315,9 @@ def rdp_gaussian_sigma(
     lo, hi = -1.0, 1.0
     while excess(lo) > 0:
         lo -= 2.0
-    # Not past c = e^600 (e^700 times the orders overflowed; a review: epsilon = 1e308
-    # raised OverflowError): feasible there, that c is valid, if not minimal.
+    # Not past c = e^600 (e^700 times the orders overflowed; a review: epsilon
+    # = 1e308 raised OverflowError): feasible there, that c is valid, if not
+    # minimal.
     while hi < 600.0 and excess(hi) <= 0:
         hi += 2.0
     if excess(hi) <= 0:

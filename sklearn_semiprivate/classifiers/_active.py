@@ -86,8 +86,9 @@ def subsampling_privacy_cost(base_cost, epsilon):
     if 2.0 * eps_base < 709.0:
         factor = (7.0 + math.exp(eps_base)) / _pool_factor(eps_base)
     else:
-        # The same ratio divided through by e^{2 eps*} (which overflows):
-        # e^{-eps*} (1 + 7 e^{-eps*}) / (1 + 3 e^{-2 eps*}).
+        # The ratio divided through by e^{2 eps*} (which overflows) is
+        # e^{-eps*} (1 + 7 e^{-eps*}) / (1 + 3 e^{-2 eps*}); dropping the
+        # denominator (>= 1) leaves an upper bound, equal to it in doubles.
         factor = math.exp(-eps_base) * (1.0 + 7.0 * math.exp(-eps_base))
     return PrivacyCost(float(epsilon), min(1.0, factor * epsilon * delta_base))
 

@@ -16,8 +16,8 @@ from sklearn_semiprivate import (
     PrivateSGDClassifier,
     PublicData,
     SemiPrivateClassifier,
-    SubSamplingActiveClassifier,
     SubsampleTestReweighClassifier,
+    SubSamplingActiveClassifier,
 )
 from sklearn_semiprivate.accounting import gaussian_rdp, rdp_gaussian_sigma, rdp_to_dp
 from sklearn_semiprivate.accounting._reservation import replace_one_cost

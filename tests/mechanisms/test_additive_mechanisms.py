@@ -185,9 +185,7 @@ def test_profile_is_an_upper_bound_at_huge_epsilon():
                 eps, sigma, 1.0
             )
     # ... and the largest double is accepted.
-    assert analytic_gaussian_sigma(1.7e308, 1e-6) == analytic_gaussian_sigma(
-        1e6, 1e-6
-    )
+    assert analytic_gaussian_sigma(1.7e308, 1e-6) == analytic_gaussian_sigma(1e6, 1e-6)
 
 
 def _exact_profile_fine(eps, sigma, sens):
