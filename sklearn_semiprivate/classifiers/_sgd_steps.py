@@ -93,7 +93,15 @@ def sgd_noise(epsilon, delta, sampling_rate, n_steps):
     def curve(z):
         return n_steps * one_step(z) + orders / (2.0 * (factor * z) ** 2)
 
-    z = calibrate_noise(curve, float(epsilon), float(delta), orders=orders)
+    try:
+        z = calibrate_noise(curve, float(epsilon), float(delta), orders=orders)
+    except ValueError as refusal:
+        # The floor's message asks for larger orders, which an estimator's
+        # user cannot pass: say what they can change.
+        raise ValueError(
+            f"DP-SGD's RDP accounting cannot certify epsilon={epsilon!r} at "
+            f"delta={delta!r}: raise epsilon or delta. ({refusal})"
+        ) from refusal
     return z, factor * z
 
 

@@ -120,3 +120,18 @@ def test_rdp_gaussian_sigma_at_extreme_magnitudes(epsilon, delta, k, sensitivity
     assert 0 < sigma < math.inf
     curve = k * gaussian_rdp(sigma, sensitivity=sensitivity)
     assert rdp_to_dp(curve, delta).epsilon <= epsilon
+
+
+def test_dp_sgd_refuses_a_tiny_delta_before_the_charge_and_says_why():
+    # delta**2 underflowed and DP-SGD raised OverflowError (a review); the
+    # orders' floor now refuses, in words an estimator's user can act on.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] > 0).astype(int)
+    ledger = PrivacyAccountant(epsilon=10.0, delta=0.5)
+    clf = PrivateSGDClassifier(
+        epsilon=0.1, delta=1e-300, classes=[0, 1], accountant=ledger
+    )
+    with pytest.raises(ValueError, match="raise epsilon or delta"):
+        clf.fit(X, y, X_public=PublicData(X[:10]))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
