@@ -230,11 +230,15 @@ def zcdp_budget(epsilon, delta):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
+    # A rho feasible at a smaller epsilon is feasible at epsilon: beyond 1e6
+    # the search targets 1e6 (a review: at epsilon = 1e305 the RDP curve of
+    # the first candidate overflowed, "rdp must be finite").
+    target = min(epsilon, 1e6)
 
     def feasible(rho):
-        return zcdp_privacy(rho, delta).epsilon <= epsilon
+        return zcdp_privacy(rho, delta).epsilon <= target
 
-    hi = epsilon
+    hi = target
     while feasible(hi):
         hi *= 2.0
     lo = hi

@@ -135,3 +135,13 @@ def test_dp_sgd_refuses_a_tiny_delta_before_the_charge_and_says_why():
     with pytest.raises(ValueError, match="raise epsilon or delta"):
         clf.fit(X, y, X_public=PublicData(X[:10]))
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_zcdp_budget_at_a_huge_epsilon():
+    # "rdp must be finite" at epsilon = 1e305 (a review): the search now
+    # targets 1e6 beyond it, feasible at every larger epsilon.
+    from sklearn_semiprivate.query_release._adaptive import zcdp_budget, zcdp_privacy
+
+    rho = zcdp_budget(1e305, 1e-5)
+    assert rho == zcdp_budget(1e6, 1e-5)
+    assert zcdp_privacy(rho, 1e-5).epsilon <= 1e6
