@@ -2,8 +2,7 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import math
-
+from ..utils._numeric import exp_or_inf
 from ._accountant import PrivacyAccountant
 from ._composition import PrivacyCost
 
@@ -153,10 +152,9 @@ def replace_one_cost(cost):
     PrivacyCost(epsilon=1.0, delta=0.0)
     """
     eps, delta = (float(v) for v in cost)
-    if delta == 0.0 or eps < 709.0:
-        group_delta = 0.0 if delta == 0.0 else (1.0 + math.exp(eps)) * delta
-    else:
-        group_delta = 1.0  # e^eps overflows: the bound is above 1 anyway
+    # exp_or_inf: e^eps overflowed from eps ~ 709.8 (a review); the bound is
+    # then capped at 1.
+    group_delta = 0.0 if delta == 0.0 else (1.0 + exp_or_inf(eps)) * delta
     return PrivacyCost(2.0 * eps, min(1.0, group_delta))
 
 

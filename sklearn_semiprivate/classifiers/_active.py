@@ -30,6 +30,7 @@ from ..accounting._reservation import (
     reserve_on_every_ledger,
 )
 from ..utils._nested_fit import seed_unset_random_states
+from ..utils._numeric import exp_or_inf
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
@@ -47,7 +48,7 @@ _UNLABELED = -1
 def _pool_factor(eps_base):
     """``3 + e^{2 eps*}``: Claim 5.7 needs ``t >= n (3 + e^{2 eps*}) / epsilon``."""
     # inf where e^{2 eps*} overflows (eps* above ~354.9): no pool is enough.
-    return 3.0 + math.exp(2.0 * eps_base) if 2.0 * eps_base < 709.0 else math.inf
+    return 3.0 + exp_or_inf(2.0 * eps_base)
 
 
 def subsampling_privacy_cost(base_cost, epsilon):
@@ -83,7 +84,7 @@ def subsampling_privacy_cost(base_cost, epsilon):
     eps_base, delta_base = (float(v) for v in base_cost)
     if not 0 < epsilon <= 1:
         raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}.")
-    if 2.0 * eps_base < 709.0:
+    if _pool_factor(eps_base) < math.inf:
         factor = (7.0 + math.exp(eps_base)) / _pool_factor(eps_base)
     else:
         # The ratio divided through by e^{2 eps*} (which overflows) is

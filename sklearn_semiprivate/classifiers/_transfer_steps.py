@@ -26,6 +26,7 @@ from ..mechanisms import (
     project_kappa_dense,
 )
 from ..utils._nested_fit import dropped_warnings
+from ..utils._numeric import exp_or_inf
 from ..utils._private_errors import call_on_private
 from ..utils._private_predict import rowwise
 
@@ -60,8 +61,6 @@ __all__ = [
 # Claim 4.1 (Karwa & Vadhan 2018, Lemma 6.1, couples the two samples row by
 # row: replace-one).
 LEARNER_EPSILON = 1.0
-# Largest argument of math.exp that does not overflow (e^709 ~ 8e307).
-_EXP_MAX = 709.0
 
 # T of Algorithm 1 (Thm 3.1: 32 log(8(chi2+1)/alpha) / alpha^2) and of
 # Algorithm 2 (Thm 4.3: 128 log(...) / alpha^2). The paper prints "log2"; the
@@ -291,14 +290,11 @@ def round_privacy_cost(learner_cost, m, kappa, n):
     """
     eps, delta = (float(v) for v in learner_cost)
     eps_star = 6.0 * eps * m / (kappa * n)
-    if delta == 0.0:
-        delta_star = 0.0
-    elif eps_star > _EXP_MAX:
-        # e^{ε*} overflows (a review: OverflowError at κ = 0.005, hiding the
-        # "needs more rows" error); δ* is above 1 long before.
-        delta_star = 1.0
-    else:
-        delta_star = 4.0 * m * math.exp(eps_star) * delta / (kappa * n)
+    # exp_or_inf: e^{ε*} overflowed at κ = 0.005 (a review: OverflowError,
+    # hiding the "needs more rows" error); δ* is then capped at 1.
+    delta_star = (
+        0.0 if delta == 0.0 else 4.0 * m * exp_or_inf(eps_star) * delta / (kappa * n)
+    )
     return PrivacyCost(eps_star, min(1.0, delta_star))
 
 
