@@ -25,6 +25,7 @@ from sklearn.preprocessing import StandardScaler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import reserve_budget
+from ..mechanisms._additive import laplace_scale
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
@@ -498,7 +499,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         release: no composition for Gaussian noise to gain from).
         """
         if local:
-            b = 2.0 / float(self.epsilon)
+            b = laplace_scale(2.0, float(self.epsilon))
             return b, math.sqrt(2.0) * b
         if self.aggregator == "gnmax":
             sigma = gnmax_sigma(float(self.epsilon), float(self.delta), n_queries)

@@ -21,6 +21,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from ..accounting import rdp_gaussian_sigma
 from ..mechanisms import analytic_gaussian_sigma
+from ..mechanisms._additive import laplace_scale
 from ..utils._blas import single_threaded_blas
 from ..utils._nested_fit import (
     dropped_warnings,
@@ -89,7 +90,7 @@ def lnmax_scale(epsilon, n_queries):
     count is ``ε``-DP (each query is ``2 / b``-DP: ``2 γ`` with ``γ = 1 / b`` in
     Papernot et al. 2017; ``Q`` of them compose to ``ε``).
     """
-    return 2.0 * n_queries / epsilon
+    return laplace_scale(2.0 * n_queries, epsilon)
 
 
 def teacher_votes(

@@ -52,6 +52,8 @@ _PROFILE_RTOL = 1e-8
 # so the guarantee stays exact, only conservative, where noise of scale
 # 1e-3 Δ is negligible anyway.
 _EPSILON_EXACT_MAX = 1e6
+# Floor of the Laplace scale (see LaplaceMechanism.scale).
+_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 
 
 def _profile(epsilon, sigma, sensitivity):
@@ -296,6 +298,18 @@ def _bisect_bits(feasible, lo, hi, width):
     return lo, hi
 
 
+def laplace_scale(sensitivity, epsilon):
+    """Laplace scale ``sensitivity / epsilon``, floored at the smallest normal double.
+
+    The quotient can underflow: at ``(sensitivity, epsilon) = (1e-300, 1e300)``
+    it is 0.0, and a release with no noise is not DP for any epsilon. A larger
+    scale is always valid (the density ratio only shrinks), so the floor keeps
+    the guarantee where it binds. Every Laplace draw of the package takes its
+    scale from here.
+    """
+    return max(sensitivity / epsilon, _SMALLEST_NORMAL)
+
+
 class LaplaceMechanism(Mechanism):
     """Add Laplace noise of scale ``sensitivity / epsilon``.
 
@@ -340,8 +354,8 @@ class LaplaceMechanism(Mechanism):
 
     @property
     def scale(self):
-        """Noise scale ``sensitivity / epsilon``."""
-        return self.sensitivity / self.epsilon
+        """Noise scale ``sensitivity / epsilon`` (see :func:`laplace_scale`)."""
+        return laplace_scale(self.sensitivity, self.epsilon)
 
     def sample(self, value, *, random_state=None):
         """Release ``value`` plus Laplace noise.

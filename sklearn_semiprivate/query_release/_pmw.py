@@ -40,6 +40,7 @@ from ..mechanisms import (
     multiplicative_weights_update,
     permute_and_flip,
 )
+from ..mechanisms._additive import laplace_scale
 from ..utils._validation import (
     check_delta,
     check_epsilon,
@@ -519,10 +520,10 @@ def above_threshold(values, threshold, epsilon, sensitivity, rng):
         Position of the first value reaching the noisy threshold, -1 if none.
     """
     noisy_threshold = threshold + rng.laplace(
-        scale=SVT_THRESHOLD_NOISE * sensitivity / epsilon
+        scale=laplace_scale(SVT_THRESHOLD_NOISE * sensitivity, epsilon)
     )
     noisy = values + rng.laplace(
-        scale=SVT_QUERY_NOISE * sensitivity / epsilon, size=values.shape
+        scale=laplace_scale(SVT_QUERY_NOISE * sensitivity, epsilon), size=values.shape
     )
     hits = np.flatnonzero(noisy >= noisy_threshold)
     return int(hits[0]) if hits.size else -1

@@ -2,7 +2,8 @@
 
 An adversarial numeric review (November 2026) found costs whose ``e^eps``
 overflowed (OverflowError instead of a bound, or instead of the intended
-"needs more rows" ValueError). Each case here failed before its fix.
+"needs more rows" ValueError), and Laplace scales that underflowed to no
+noise. Each case here failed before its fix.
 """
 
 import math
@@ -22,12 +23,16 @@ from sklearn_semiprivate import (
 from sklearn_semiprivate.accounting import gaussian_rdp, rdp_gaussian_sigma, rdp_to_dp
 from sklearn_semiprivate.accounting._reservation import replace_one_cost
 from sklearn_semiprivate.classifiers._active import subsampling_privacy_cost
+from sklearn_semiprivate.classifiers._pate_votes import lnmax_scale
 from sklearn_semiprivate.classifiers._transfer_steps import (
     curator_rows_needed,
     default_kappa,
     default_rounds,
     round_privacy_cost,
 )
+from sklearn_semiprivate.mechanisms import LaplaceMechanism
+from sklearn_semiprivate.mechanisms._additive import laplace_scale
+from sklearn_semiprivate.query_release._pmw import above_threshold
 
 
 def test_group_privacy_where_e_to_the_epsilon_overflows():
@@ -145,3 +150,31 @@ def test_zcdp_budget_at_a_huge_epsilon():
     rho = zcdp_budget(1e305, 1e-5)
     assert rho == zcdp_budget(1e6, 1e-5)
     assert zcdp_privacy(rho, 1e-5).epsilon <= 1e6
+
+
+@pytest.mark.parametrize(
+    "sensitivity, epsilon", [(1e-300, 1e300), (1.0, 1e308), (1e-200, 1e200)]
+)
+def test_laplace_scale_that_underflows_is_floored_not_zero(sensitivity, epsilon):
+    # sensitivity / epsilon underflowed to 0.0 (or a subnormal): a release
+    # with no noise. The floor is a larger, so still valid, scale.
+    tiny = np.finfo(np.float64).tiny
+    mech = LaplaceMechanism(epsilon, sensitivity=sensitivity)
+    assert mech.scale == tiny
+    assert laplace_scale(sensitivity, epsilon) == tiny
+    out = mech.sample(np.zeros(200), random_state=0)
+    assert np.count_nonzero(out) == out.size
+    # The local votes and LNMax of PATE, and the sparse vector's noise, take
+    # their scale from the same place.
+    assert lnmax_scale(1e308, 3) == pytest.approx(6e-308, abs=0, rel=1e-15)
+    assert lnmax_scale(1.7e308, 1) == tiny
+    rng = np.random.default_rng(0)
+    hits = [above_threshold(np.zeros(1), 0.0, 1e308, 1.0, rng) for _ in range(200)]
+    # Threshold and value both noisy: about half of the draws are no hit.
+    assert 50 < hits.count(-1) < 150
+
+
+def test_laplace_scale_is_unchanged_where_it_is_normal():
+    assert LaplaceMechanism(1e300, sensitivity=1.0).scale == 1e-300
+    assert LaplaceMechanism(0.5, sensitivity=2.0).scale == 4.0
+    assert lnmax_scale(0.5, 3) == 12.0
