@@ -381,7 +381,7 @@ class PublicFittedPipeline(_BaseComposition):
 
     # False: the steps validate their own parameters.
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y, X_public=None, y_public=None, **params):
+    def fit(self, X, y=None, X_public=None, y_public=None, **params):
         """Fit the transformers on the public rows, then the last step.
 
         Parameters
@@ -389,8 +389,10 @@ class PublicFittedPipeline(_BaseComposition):
         X : array-like of shape (n_samples, n_features)
             Private rows (protected). A data frame may hold string columns for
             the transformers to encode.
-        y : array-like of shape (n_samples,)
-            Private labels (protected); only the last step reads them.
+        y : array-like of shape (n_samples,), default=None
+            Private labels (protected); only the last step reads them. None
+            for a last step that takes none (a
+            :class:`~sklearn_semiprivate.PublicAssistedQueryRelease`).
         X_public : PublicData or array-like of shape (n_public, n_features), \
                 default=None
             Public rows, in the format of ``X`` (same columns), preferably

@@ -26,18 +26,30 @@ import numpy as np
 from scipy.optimize import minimize
 from scipy.special import logsumexp
 
+from ..accounting import PrivacyCost
 from ..mechanisms import GaussianMechanism, LaplaceMechanism
 
 __all__ = [
     "MeasureAll",
     "default_regularization",
     "fit_to_measurements",
+    "measure_all_cost",
     "plan_measure_all",
     "run_measure_all",
 ]
 
 # Largest number of L-BFGS iterations of the fit when n_iterations is None.
 DEFAULT_FIT_ITERATIONS = 1000
+
+
+def measure_all_cost(epsilon, delta, measurement):
+    """Cost of :class:`MeasureAll`: ``(ε, δ)`` Gaussian, ``(ε, 0)`` Laplace.
+
+    From the parameters alone (``PublicAssistedQueryRelease._privacy_cost``).
+    """
+    return PrivacyCost(
+        float(epsilon), float(delta) if measurement == "gaussian" else 0.0
+    )
 
 
 class MeasureAll:
@@ -75,7 +87,7 @@ class MeasureAll:
         else:
             self.mechanism = LaplaceMechanism(epsilon, sensitivity=l1 / n)
             self.noise_variance = 2.0 * self.mechanism.scale**2
-        self.cost = self.mechanism.privacy_cost
+        self.cost = measure_all_cost(epsilon, delta, measurement)
 
     def sample(self, true_answers, rng):
         """The noisy answers: ``true_answers`` plus the mechanism's noise."""

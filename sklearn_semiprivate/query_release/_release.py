@@ -38,7 +38,7 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._adaptive import fit_mixture, plan_mixture
+from ._adaptive import fit_mixture, plan_mixture, zcdp_budget, zcdp_privacy
 from ._base import QueryWorkload
 from ._labeled import (
     check_private_label_format,
@@ -46,9 +46,14 @@ from ._labeled import (
     label_set,
     labeled_support,
 )
-from ._measure import plan_measure_all, run_measure_all
+from ._measure import measure_all_cost, plan_measure_all, run_measure_all
 from ._options import ADAPTIVE_SUPPORTS, check_release_options, mixture_refusal
-from ._pmw import mwem_rounds, sparse_vector_pmw
+from ._pmw import (
+    mwem_round_parameters,
+    mwem_rounds,
+    sparse_vector_pmw,
+    sparse_vector_pmw_parameters,
+)
 from ._pmw_release import plan_public, plan_representative
 from ._released import _ReleasedDistribution
 
@@ -289,6 +294,13 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     of the workload onto the cover, every size limit) is computed before the
     accountant is checked and before any private row is read, so such failures
     spend nothing.
+
+    **Continuous columns.** Bin them on the public rows, as the last step of a
+    :class:`~sklearn_semiprivate.pipeline.PublicFittedPipeline` (e.g. after a
+    ``KBinsDiscretizer``): the pipeline charges the release's cost, which
+    its parameters fix, before any private row is binned. With
+    ``support="public"`` or ``"representative"`` that needs ``n_iterations``
+    (the default number of rounds depends on the data).
 
     **Which support.** Measured in ``benchmarks/bench_query_release.py``
     (results in ``benchmarks/results/query_release.md``): on every 3-way
@@ -579,6 +591,52 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
             self.support_ = self.support_[:, :-1]
             self.support_labels_ = classes[codes]
         self.answers_ = self._answer(query_set, plan.get("member"))
+
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
+
+        add/remove for the adaptive supports (``replace_one_privacy_`` gives
+        replace-one), replace-one for the others.
+        """
+        if self._resolved_support() in ADAPTIVE_SUPPORTS:
+            return "add/remove"
+        return "replace-one"
+
+    def _privacy_cost(self, **fit_params):
+        """What ``fit`` reserves, from the parameters alone (``plan["cost"]``).
+
+        It lets :class:`~sklearn_semiprivate.pipeline.PublicFittedPipeline` and
+        the searches charge for a release before any private row is
+        transformed. The same functions as the plans of ``fit`` compute it.
+        With ``support="public"`` or ``"representative"`` and
+        ``n_iterations=None``, the number of rounds (and so the last digits
+        of the cost) depends on the data: a TypeError asks for
+        ``n_iterations``.
+        """
+        check_release_options(self, labeled=False)
+        support = self._resolved_support()
+        if support in ADAPTIVE_SUPPORTS:
+            return zcdp_privacy(zcdp_budget(self.epsilon, self.delta), self.delta)
+        if support == "public" and self.selection == "all":
+            return measure_all_cost(self.epsilon, self.delta, self.measurement)
+        if self.n_iterations is None:
+            raise TypeError(
+                f"PublicAssistedQueryRelease(support={self.support!r}) with "
+                "n_iterations=None chooses its number of rounds from the data, "
+                "so its cost is not known before a fit: set n_iterations to "
+                "use it inside a PublicFittedPipeline or a search."
+            )
+        if support == "representative":
+            return sparse_vector_pmw_parameters(
+                self.epsilon, self.delta, self.n_iterations
+            )[1]
+        return mwem_round_parameters(
+            self.epsilon,
+            self.delta,
+            self.n_iterations,
+            selection=self.selection,
+            measurement=self.measurement,
+        )["cost"]
 
     def _resolved_support(self):
         """``support`` with ``"auto"`` resolved, from the parameters alone.

@@ -619,3 +619,43 @@ def test_last_steps_free_errors_cost_nothing_in_the_pipeline(params, y_of, match
     with pytest.raises(ValueError, match=match):
         pipe.fit(X, y_of(y), X_public=PublicData(X_pub))
     assert ledger.spent().epsilon == 0.0
+
+
+def test_query_release_on_public_bins():
+    # The workflow of continuous private rows: bins fitted on the public
+    # rows, the release of their marginals last, no y. The ledger is charged
+    # once, with the release's stated cost, before any private row is binned;
+    # the release sees the binned public rows.
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    from sklearn_semiprivate.query_release import (
+        MarginalQueries,
+        PublicAssistedQueryRelease,
+    )
+
+    X, _, X_pub = make_data()
+    ledger = PrivacyAccountant(epsilon=5.0, delta=1e-5)
+    bins = KBinsDiscretizer(
+        n_bins=4,
+        encode="ordinal",
+        strategy="quantile",
+        quantile_method="averaged_inverted_cdf",
+    )
+    release = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[4, 4, 4]),
+        epsilon=1.0,
+        delta=1e-6,
+        random_state=0,
+        accountant=ledger,
+    )
+    pipe = make_public_fitted_pipeline(bins, release).fit(X, X_public=PublicData(X_pub))
+    fitted = pipe.steps_[-1][1]
+    assert [c.cost for c in ledger.history] == [release._privacy_cost()]
+    assert fitted.privacy_spent_.epsilon <= 1.0
+    assert fitted.support_type_ == "graphical"
+    sample = fitted.sample(50, random_state=0)
+    assert set(np.unique(sample)) <= {0.0, 1.0, 2.0, 3.0}
+    # The binning is the public rows' alone.
+    edges = clone(bins).fit(X_pub).bin_edges_
+    for got, want in zip(pipe.steps_[0][1].bin_edges_, edges):
+        np.testing.assert_array_equal(got, want)

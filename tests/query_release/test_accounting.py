@@ -1,13 +1,19 @@
-"""The MW/PMW privacy accounting, asserted exactly against closed forms."""
+"""The MW/PMW privacy accounting, asserted exactly against closed forms.
+
+And the cost a release states before a fit (``fit_cost``), which pipelines
+and searches charge: exactly what its fit reserves.
+"""
 
 import math
 
 import numpy as np
 import pytest
 
-from sklearn_semiprivate import PublicData
+from sklearn_semiprivate import PrivacyAccountant, PublicData
 from sklearn_semiprivate.accounting import PrivacyCost
+from sklearn_semiprivate.accounting._reservation import fit_cost, fit_neighbours
 from sklearn_semiprivate.query_release import (
+    MarginalQueries,
     PublicAssistedQueryRelease,
     StumpQueries,
     ThresholdQueries,
@@ -258,3 +264,59 @@ def test_estimator_default_rounds_pure_dp_and_accuracy():
     # halve its variance (4.3 sd). The default mean: 0.035, sd 0.003, 4.8 sd.
     capped = np.mean([max_error(500, s)[1] for s in range(6)])
     assert default < 0.05 < capped
+
+
+def _binned_data(n=600, n_pub=80, seed=0):
+    rng = np.random.default_rng(seed)
+    return (
+        rng.integers(3, size=(n, 3)).astype(float),
+        PublicData(rng.integers(3, size=(n_pub, 3)).astype(float)),
+    )
+
+
+@pytest.mark.parametrize(
+    "params, neighbours",
+    [
+        ({}, "add/remove"),  # auto: the graphical model
+        ({"support": "mixture", "n_iterations": 5}, "add/remove"),
+        ({"support": "public", "selection": "all"}, "replace-one"),
+        (
+            {"support": "public", "selection": "all", "measurement": "laplace"},
+            "replace-one",
+        ),
+        ({"support": "public", "n_iterations": 4}, "replace-one"),
+        (
+            {"support": "public", "n_iterations": 4, "measurement": "laplace"},
+            "replace-one",
+        ),
+        ({"support": "representative", "n_iterations": 3}, "replace-one"),
+    ],
+)
+def test_stated_cost_before_a_fit_is_what_the_fit_reserves(params, neighbours):
+    # A pipeline or a search charges fit_cost(release) before any private
+    # row is transformed: it must be exactly what the release reserves.
+    X, pub = _binned_data()
+    ledger = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    qr = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[3, 3, 3]),
+        epsilon=0.7,
+        delta=1e-5,
+        random_state=0,
+        accountant=ledger,
+        **params,
+    )
+    stated = fit_cost(qr)
+    assert fit_neighbours(qr) == neighbours
+    qr.fit(X, X_public=pub)
+    assert [c.cost for c in ledger.history] == [stated]
+    assert qr.privacy_spent_.epsilon <= stated.epsilon
+    assert qr.privacy_spent_.delta <= stated.delta
+
+
+@pytest.mark.parametrize("support", ["public", "representative"])
+def test_cost_that_depends_on_the_data_is_not_stated(support):
+    qr = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[3, 3, 3]), support=support
+    )
+    with pytest.raises(TypeError, match="set n_iterations"):
+        fit_cost(qr)
