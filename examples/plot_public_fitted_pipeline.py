@@ -154,3 +154,45 @@ ax.set_title("Breast cancer: 15% of training rows public, unlabeled")
 ax.legend(loc="lower right", fontsize=8)
 fig.tight_layout()
 plt.show()
+
+# %%
+# Releasing marginals of continuous columns
+# -----------------------------------------
+# Query release works on categories. To release the 2-way marginals of four
+# continuous columns, bin them at the public rows' quartiles in the same
+# pipeline: the bins are public, and the pipeline charges the release's stated
+# cost before any private row is binned. No ``y`` is needed. Error: the
+# largest and mean absolute error of the cell fractions, against the private
+# rows' exact marginals (on the same public bins), beside the public rows'
+# own marginals.
+from sklearn.preprocessing import KBinsDiscretizer
+
+from sklearn_semiprivate import PrivacyAccountant
+from sklearn_semiprivate.query_release import (
+    MarginalQueries,
+    PublicAssistedQueryRelease,
+)
+
+columns = ["mean radius", "mean texture", "mean smoothness", "mean symmetry"]
+queries = MarginalQueries(k=2, n_categories=[4] * len(columns))
+ledger = PrivacyAccountant(epsilon=2.0, delta=1e-5)
+release = make_public_fitted_pipeline(
+    KBinsDiscretizer(
+        n_bins=4,
+        encode="ordinal",
+        strategy="quantile",
+        quantile_method="averaged_inverted_cdf",
+    ),
+    PublicAssistedQueryRelease(
+        queries, epsilon=1.0, delta=1e-6, random_state=0, accountant=ledger
+    ),
+)
+release.fit(X_priv[columns], X_public=PublicData(X_pub[columns]))
+bins, fitted = release.steps_[0][1], release.steps_[-1][1]
+exact = queries.evaluate(bins.transform(X_priv[columns]))
+public_only = queries.evaluate(bins.transform(X_pub[columns]))
+released = fitted.answers_
+for name, answers in [("release, epsilon = 1", released), ("public rows", public_only)]:
+    gap = np.abs(answers - exact)
+    print(f"{name:22s} max error {gap.max():.3f}, mean {gap.mean():.4f}")
+print("ledger:", ledger.spent(), "| support:", fitted.support_type_)
