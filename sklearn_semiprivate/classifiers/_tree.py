@@ -181,7 +181,13 @@ def split_logits(scores, epsilon, criterion="misclassification"):
     ``exp(ε·score / 2)`` (Dwork & Roth 2014, Thm 3.10).
     """
     _, monotone = CRITERIA[criterion]
-    return (epsilon if monotone else 0.5 * epsilon) * scores
+    # Shifted by every node's best score first (the same distribution): at a
+    # huge epsilon, epsilon * score overflowed to inf, the shift made NaN of
+    # it, and the argmax took the first best candidate instead of a uniform
+    # one among the ties.
+    shifted = scores - scores.max(axis=-1, keepdims=True)
+    with np.errstate(over="ignore"):  # -inf: probability below any double
+        return (epsilon if monotone else 0.5 * epsilon) * shifted
 
 
 def split_log_probabilities(scores, epsilon, criterion="misclassification"):

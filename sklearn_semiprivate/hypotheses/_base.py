@@ -38,6 +38,13 @@ __all__ = [
 # member, 80 MB). Covers that can be larger sample the exponential mechanism
 # without enumerating members (IntervalCover, PartitionCover).
 _MAX_ENUMERATE = 10**7
+# Largest epsilon put in the exponent of a count score (sensitivity 1, integer
+# differences). A member one count below the best has relative weight
+# exp(-epsilon / 2), 0.0 in double from epsilon ~ 1500, so the drawn
+# distribution is the same at any larger epsilon; a smaller epsilon is a
+# valid (epsilon-DP) mechanism too. Larger exponents overflowed the interval
+# chain's sums (inf - inf, NaN).
+COUNT_EPSILON_MAX = 1e6
 
 
 class MemberIndexError(IndexError, ValueError):

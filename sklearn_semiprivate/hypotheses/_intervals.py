@@ -16,6 +16,7 @@ from scipy.special import logsumexp
 
 from ..utils import check_epsilon, check_rng
 from ._base import (
+    COUNT_EPSILON_MAX,
     Cover,
     HypothesisClass,
     _gumbel_max,
@@ -235,6 +236,9 @@ class IntervalCover(Cover):
         # resulting distribution is the exponential mechanism with score = number
         # of correct rows, sensitivity 1 under add/remove and replace-one.
         prefix = self._prefix_counts(X, y)
+        # Its sums overflowed (inf - inf) from epsilon * n ~ 1e308: capped at
+        # COUNT_EPSILON_MAX, where the mechanism is the same in double.
+        epsilon = min(epsilon, COUNT_EPSILON_MAX)
         return _Chain(prefix, self.classes_.size, self._pair_a, self._pair_b, epsilon)
 
     def log_probabilities_exponential(self, X, y, epsilon):

@@ -389,8 +389,12 @@ class PartitionCover(Cover):
 
     def _cell_logits(self, X, y, epsilon, log_base_measure):
         counts, _ = self._cell_counts(X, y)
-        # Score sensitivity 1 -> exponent epsilon * score / 2 (McSherry & Talwar).
-        logits = epsilon * counts / 2.0
+        # Score sensitivity 1 -> exponent epsilon * score / 2 (McSherry & Talwar),
+        # every cell shifted by its best count first (the same distribution):
+        # at a huge epsilon the unshifted exponent overflowed to inf, and
+        # inf - inf broke the ties deterministically.
+        with np.errstate(over="ignore"):  # -inf: probability below any double
+            logits = epsilon * (counts - counts.max(axis=1, keepdims=True)) / 2.0
         if log_base_measure is not None:
             logits = logits + self._check_cell_base(log_base_measure)
         return logits

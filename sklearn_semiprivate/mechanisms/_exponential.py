@@ -39,6 +39,19 @@ from ._validation import (
 
 __all__ = ["ExponentialMechanism", "exponential_mechanism"]
 
+_LARGEST = float(np.finfo(np.float64).max)
+
+
+def selection_coefficient(epsilon, sensitivity):
+    """``epsilon / (2 sensitivity)``, capped at the largest double.
+
+    The quotient overflows to inf at ``(1e300, 1e-300)``; ``inf * 0`` is NaN
+    at the best score, and the argmax then took the first best candidate
+    rather than a uniform one among the ties. A smaller coefficient is the
+    same mechanism at a smaller epsilon, so the cap keeps the guarantee.
+    """
+    return min(epsilon / (2.0 * sensitivity), _LARGEST)
+
 
 class ExponentialMechanism(Mechanism):
     """The exponential mechanism over a finite set of scored candidates.
@@ -112,7 +125,7 @@ class ExponentialMechanism(Mechanism):
     def _coef(self):
         # The factor 2 in the denominator pays for scores moving in opposite
         # directions (Dwork & Roth 2014, Thm 3.10).
-        return self.epsilon / (2.0 * self.sensitivity)
+        return selection_coefficient(self.epsilon, self.sensitivity)
 
     def log_probabilities(self, scores, log_base_measure=None):
         """Exact log-probability of every candidate.
@@ -141,7 +154,8 @@ class ExponentialMechanism(Mechanism):
         """
         scores = check_scores(scores)
         if log_base_measure is None:
-            logits = self._coef * (scores - scores.max())
+            with np.errstate(over="ignore"):  # -inf: probability below any double
+                logits = self._coef * (scores - scores.max())
         else:
             base = check_log_base_measure(log_base_measure, scores.shape[0])
             eligible = ~np.isneginf(base)
@@ -151,7 +165,11 @@ class ExponentialMechanism(Mechanism):
                 )
             # Reference among the candidates that can be output, so excluded
             # (possibly huge) scores cost no precision.
-            logits = self._coef * (scores - scores[eligible].max()) + base
+            with np.errstate(over="ignore", invalid="ignore"):
+                logits = self._coef * (scores - scores[eligible].max()) + base
+            # An excluded candidate stays excluded even where its scaled score
+            # overflowed to +inf (inf - inf is NaN).
+            logits[~eligible] = -np.inf
             logits = logits - logits[eligible].max()
         return logits - logsumexp(logits)
 
@@ -210,9 +228,13 @@ class ExponentialMechanism(Mechanism):
                 offset += n
                 continue
             ref = block.max() if eligible is None else block[eligible].max()
-            logits = coef * (block - ref)
-            if base is not None:
-                logits = logits + base
+            with np.errstate(over="ignore", invalid="ignore"):
+                logits = coef * (block - ref)
+                if base is not None:
+                    logits = logits + base
+            if eligible is not None:
+                # Excluded even where the scaled score overflowed to +inf.
+                logits[~eligible] = -np.inf
             keys = logits + rng.gumbel(size=(n_draws, n))
             winner = np.argmax(keys, axis=1)
             key = keys[rows, winner]

@@ -27,7 +27,7 @@ from scipy.special import logsumexp
 from ..utils._rng import check_rng
 from ..utils._validation import check_epsilon
 from ._base import Mechanism
-from ._exponential import ExponentialMechanism
+from ._exponential import ExponentialMechanism, selection_coefficient
 from ._validation import check_scores, check_sensitivity, check_size
 
 __all__ = [
@@ -39,6 +39,7 @@ __all__ = [
 
 _NOISES = ("laplace", "gumbel", "exponential")
 _LOG2 = math.log(2.0)
+_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 # Memory cap (number of float64 entries) for the candidates x nodes matrix of the
 # exact permute-and-flip probabilities.
 _PF_BLOCK_ENTRIES = 1 << 20
@@ -252,7 +253,9 @@ class PermuteAndFlip(Mechanism):
     def _scaled(self, scores):
         scores = check_scores(scores)
         # Factor 2: scores may move in opposite directions (McKenna & Sheldon 2020).
-        return self.epsilon / (2.0 * self.sensitivity) * (scores - scores.max())
+        coef = selection_coefficient(self.epsilon, self.sensitivity)
+        with np.errstate(over="ignore"):  # -inf: probability below any double
+            return coef * (scores - scores.max())
 
     def log_probabilities(self, scores):
         """Exact log-probability of every candidate.
@@ -375,12 +378,18 @@ class ReportNoisyMax(Mechanism):
 
     @property
     def scale(self):
-        """Noise scale ``2 sensitivity / epsilon``."""
-        return 2.0 * self.sensitivity / self.epsilon
+        """Noise scale ``2 sensitivity / epsilon``, at least the smallest normal double.
+
+        A larger scale is a smaller epsilon, still valid; at ``(epsilon,
+        sensitivity) = (1e300, 1e-300)`` the quotient was 0.0, and the scaled
+        scores NaN.
+        """
+        return max(2.0 * self.sensitivity / self.epsilon, _SMALLEST_NORMAL)
 
     def _scaled(self, scores):
         scores = check_scores(scores)
-        return (scores - scores.max()) / self.scale
+        with np.errstate(over="ignore"):  # -inf: probability below any double
+            return (scores - scores.max()) / self.scale
 
     def log_probabilities(self, scores):
         """Exact log-probability of every candidate.
