@@ -393,10 +393,20 @@ class PartitionCover(Cover):
         # every cell shifted by its best count first (the same distribution):
         # at a huge epsilon the unshifted exponent overflowed to inf, and
         # inf - inf broke the ties deterministically.
+        if log_base_measure is None:
+            best = counts.max(axis=1, keepdims=True)
+        else:
+            base = self._check_cell_base(log_base_measure)
+            allowed = np.isfinite(base)
+            # The best count among the labels the base allows (a review: an
+            # excluded label's count made every allowed logit -inf).
+            best = np.where(allowed, counts, -np.inf).max(axis=1, keepdims=True)
         with np.errstate(over="ignore"):  # -inf: probability below any double
-            logits = epsilon * (counts - counts.max(axis=1, keepdims=True)) / 2.0
+            logits = epsilon * (counts - best) / 2.0
         if log_base_measure is not None:
-            logits = logits + self._check_cell_base(log_base_measure)
+            with np.errstate(invalid="ignore"):
+                logits = logits + base
+            logits[~allowed] = -np.inf
         return logits
 
     def sample_exponential(

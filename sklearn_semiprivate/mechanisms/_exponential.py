@@ -43,14 +43,28 @@ _LARGEST = float(np.finfo(np.float64).max)
 
 
 def selection_coefficient(epsilon, sensitivity):
-    """``epsilon / (2 sensitivity)``, capped at the largest double.
+    """``epsilon / (2 sensitivity)``, finite (capped; see :func:`scaled_gaps`)."""
+    return min(epsilon / sensitivity, _LARGEST) / 2.0
 
-    The quotient overflows to inf at ``(1e300, 1e-300)``; ``inf * 0`` is NaN
-    at the best score, and the argmax then took the first best candidate
-    rather than a uniform one among the ties. A smaller coefficient is the
-    same mechanism at a smaller epsilon, so the cap keeps the guarantee.
+
+def scaled_gaps(coef, scores, ref):
+    """``coef * (scores - ref)``: finite or -inf, never NaN.
+
+    The exponent of every selection mechanism, relative to a reference score,
+    with ``coef`` from :func:`selection_coefficient` (or ``1 / scale``). Two
+    overflows broke the plain product (reviews, November 2026): ``epsilon /
+    (2 sensitivity)`` is inf at ``(1e300, 1e-300)``, and ``scores - ref`` at
+    finite scores 2e308 apart; ``inf * 0`` or ``0 * inf`` then made NaN, and
+    argmax took the first NaN, a deterministic draw. Here the halves are
+    subtracted (no overflow: both below the largest double) and ``2 coef`` is
+    capped at the largest double: a smaller coefficient is the same mechanism
+    at a smaller epsilon, so the guarantee holds. In the normal range it
+    equals the plain product up to rounding.
     """
-    return min(epsilon / (2.0 * sensitivity), _LARGEST)
+    with np.errstate(over="ignore"):  # -inf: a probability below any double
+        return min(2.0 * coef, _LARGEST) * (
+            np.divide(scores, 2.0) - np.divide(ref, 2.0)
+        )
 
 
 class ExponentialMechanism(Mechanism):
@@ -127,6 +141,10 @@ class ExponentialMechanism(Mechanism):
         # directions (Dwork & Roth 2014, Thm 3.10).
         return selection_coefficient(self.epsilon, self.sensitivity)
 
+    def _gaps(self, scores, ref):
+        """``epsilon (scores - ref) / (2 sensitivity)`` (:func:`scaled_gaps`)."""
+        return scaled_gaps(self._coef, scores, ref)
+
     def log_probabilities(self, scores, log_base_measure=None):
         """Exact log-probability of every candidate.
 
@@ -154,8 +172,7 @@ class ExponentialMechanism(Mechanism):
         """
         scores = check_scores(scores)
         if log_base_measure is None:
-            with np.errstate(over="ignore"):  # -inf: probability below any double
-                logits = self._coef * (scores - scores.max())
+            logits = self._gaps(scores, scores.max())
         else:
             base = check_log_base_measure(log_base_measure, scores.shape[0])
             eligible = ~np.isneginf(base)
@@ -165,8 +182,8 @@ class ExponentialMechanism(Mechanism):
                 )
             # Reference among the candidates that can be output, so excluded
             # (possibly huge) scores cost no precision.
-            with np.errstate(over="ignore", invalid="ignore"):
-                logits = self._coef * (scores - scores[eligible].max()) + base
+            with np.errstate(invalid="ignore"):  # excluded: set to -inf below
+                logits = self._gaps(scores, scores[eligible].max()) + base
             # An excluded candidate stays excluded even where its scaled score
             # overflowed to +inf (inf - inf is NaN).
             logits[~eligible] = -np.inf
@@ -208,10 +225,9 @@ class ExponentialMechanism(Mechanism):
         rng = check_rng(random_state)
         size = check_size(size)
         n_draws = 1 if size is None else math.prod(size)
-        coef = self._coef
         # Running Gumbel-max: each draw keeps the winner found so far as
         # (reference score of its block, key relative to it, global index), so
-        # keys are compared as coef * (ref_a - ref_b) + (key_a - key_b) and never
+        # keys are compared as gap(ref_a, ref_b) + (key_a - key_b) and never
         # as absolute logits, whose rounding would grow with |scores|.
         best_ref = np.zeros(n_draws)
         best_key = np.zeros(n_draws)
@@ -228,9 +244,9 @@ class ExponentialMechanism(Mechanism):
                 offset += n
                 continue
             ref = block.max() if eligible is None else block[eligible].max()
-            with np.errstate(over="ignore", invalid="ignore"):
-                logits = coef * (block - ref)
-                if base is not None:
+            logits = self._gaps(block, ref)
+            if base is not None:
+                with np.errstate(invalid="ignore"):  # excluded: set to -inf below
                     logits = logits + base
             if eligible is not None:
                 # Excluded even where the scaled score overflowed to +inf.
@@ -244,7 +260,7 @@ class ExponentialMechanism(Mechanism):
                 best_idx[:] = offset + winner
                 found = True
             else:
-                replace = coef * (ref - best_ref) + (key - best_key) > 0
+                replace = self._gaps(ref, best_ref) + (key - best_key) > 0
                 best_ref[replace] = ref
                 best_key[replace] = key[replace]
                 best_idx[replace] = offset + winner[replace]

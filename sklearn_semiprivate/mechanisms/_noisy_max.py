@@ -27,7 +27,7 @@ from scipy.special import logsumexp
 from ..utils._rng import check_rng
 from ..utils._validation import check_epsilon
 from ._base import Mechanism
-from ._exponential import ExponentialMechanism, selection_coefficient
+from ._exponential import ExponentialMechanism, scaled_gaps, selection_coefficient
 from ._validation import check_scores, check_sensitivity, check_size
 
 __all__ = [
@@ -254,8 +254,7 @@ class PermuteAndFlip(Mechanism):
         scores = check_scores(scores)
         # Factor 2: scores may move in opposite directions (McKenna & Sheldon 2020).
         coef = selection_coefficient(self.epsilon, self.sensitivity)
-        with np.errstate(over="ignore"):  # -inf: probability below any double
-            return coef * (scores - scores.max())
+        return scaled_gaps(coef, scores, scores.max())
 
     def log_probabilities(self, scores):
         """Exact log-probability of every candidate.
@@ -388,8 +387,9 @@ class ReportNoisyMax(Mechanism):
 
     def _scaled(self, scores):
         scores = check_scores(scores)
-        with np.errstate(over="ignore"):  # -inf: probability below any double
-            return (scores - scores.max()) / self.scale
+        # (s - max s) / scale, scale = 2 sensitivity / epsilon (floored, so
+        # 1 / scale is finite; inf at an absurd sensitivity: then 0, uniform).
+        return scaled_gaps(1.0 / self.scale, scores, scores.max())
 
     def log_probabilities(self, scores):
         """Exact log-probability of every candidate.
@@ -417,12 +417,17 @@ class ReportNoisyMax(Mechanism):
         scaled = self._scaled(scores)
         if self.noise == "exponential":
             return _permute_and_flip_log_proba(scaled)
-        return np.array(
-            [
-                _laplace_rnm_log_proba_one(np.delete(scaled, r) - scaled[r])
-                for r in range(scaled.shape[0])
-            ]
-        )
+        # A candidate scaled to -inf (its probability is below any double)
+        # never wins and is left out of the others' integrals; -inf - -inf
+        # was NaN there (a review).
+        finite = np.flatnonzero(np.isfinite(scaled))
+        out = np.full(scaled.shape[0], -np.inf)
+        kept = scaled[finite]
+        out[finite] = [
+            _laplace_rnm_log_proba_one(np.delete(kept, r) - kept[r])
+            for r in range(kept.shape[0])
+        ]
+        return out
 
     def sample(self, scores, *, size=None, random_state=None):
         """Draw candidate indices.

@@ -280,7 +280,7 @@ class PublicFittedPipeline(_BaseComposition):
         return fit_cost(final, **params)
 
     @staticmethod
-    def _check_final_before_charge(final, X, y, Xpt, yp, final_params):
+    def _check_final_before_charge(final, X, y, Xpt, yp, final_params, transformed):
         """Fit a clone of the last step up to its reservation, which stops it.
 
         Its input is the private labels and a placeholder of the transformed
@@ -288,19 +288,28 @@ class PublicFittedPipeline(_BaseComposition):
         row): up to its reservation a fit of this package reads the format of
         ``X`` and ``y`` only, and the private rows are transformed only after
         the charge. An error raised here is the one the last step alone
-        would raise before charging anything.
+        would raise before charging anything. With no transformer and no
+        public rows the placeholder has ``X``'s width and the step gets no
+        ``X_public`` (so a step that needs public rows refuses, free).
         """
-        if Xpt is None:
-            return  # no public data: the transformed width is not known yet
+        n_rows, width = _shape(X, "X")
+        if Xpt is not None:
+            width = np.shape(Xpt)[1]
+            public = {"X_public": PublicData(Xpt, yp)}
+        elif transformed:
+            return  # fitted on private rows: the width is known only after
+        else:
+            # No transformer and no public data: the last step gets X as it
+            # is, and refuses what it refuses alone (e.g. no public data).
+            public = {}
         # The transformed private rows will take as much memory after the
         # charge: the placeholder does not raise the fit's peak.
-        placeholder = np.zeros((_shape(X, "X")[0], np.shape(Xpt)[1]))
+        placeholder = np.zeros((n_rows, width))
         # Its warnings and its progress output come again from the real fit.
         with dropped_warnings():
             fit_to_reservation(
-                quiet(clone(final)), placeholder, y, X_public=PublicData(Xpt, yp),
-                **final_params,
-            )  # fmt: skip
+                quiet(clone(final)), placeholder, y, **public, **final_params
+            )
 
     @staticmethod
     def _reserve_final(final, final_params):
@@ -464,7 +473,9 @@ class PublicFittedPipeline(_BaseComposition):
             # data's format, the private labels' format) run before its
             # reservation when it is fitted alone: free. Run them here too,
             # before the pipeline charges for it.
-            self._check_final_before_charge(final, X, y, Xpt, yp, final_params)
+            self._check_final_before_charge(
+                final, X, y, Xpt, yp, final_params, transformed=bool(fitted)
+            )
         final, ledgers = self._reserve_final(clone(final), final_params)
         # Only now, with the last step's cost charged, are the private rows
         # transformed: whether a transform of them fails is a question the
@@ -517,6 +528,7 @@ class PublicFittedPipeline(_BaseComposition):
             X = np.where(np.isposinf(X), big, np.where(np.isneginf(X), -big, X))
         return getattr(self.steps_[-1][1], method)(X, *args, **kwargs)
 
+    @available_if(_final_step_has("predict"))
     def predict(self, X):
         """Transform ``X`` and predict with the last step.
 

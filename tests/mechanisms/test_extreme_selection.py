@@ -88,3 +88,62 @@ def test_cover_ties_are_drawn_uniformly(epsilon):
     ]
     assert set(draws) == set(best.tolist())
     assert min(np.bincount(draws)[best]) > 60
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_scores_further_apart_than_the_largest_double(mechanism):
+    # scores - max overflowed to -inf (probability 0 where it is 0.27), and
+    # 2 * sensitivity to inf (a coefficient 0, then 0 * -inf = NaN).
+    scores = np.array([1e308, -1e308])
+    mech = mechanism(1.0, 1e308)  # exponent: 1 * 2e308 / (2 * 1e308) = 1
+    logp = mech.log_probabilities(scores)
+    assert np.isfinite(logp).all()
+    if mechanism is ExponentialMechanism:  # the others have their own
+        expected = np.array([1.0, np.exp(-1.0)]) / (1 + np.exp(-1.0))
+        np.testing.assert_allclose(np.exp(logp), expected, rtol=1e-12)
+    draws = [mech.sample(scores, random_state=s) for s in range(400)]
+    assert 0 < sum(draws) < 400
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_blocks_with_different_maxima_warn_nothing():
+    # The comparison across blocks overflowed (a warning whose presence
+    # depended on the private scores).
+    mech = ExponentialMechanism(1e300, 1e-300)
+    blocks = [np.array([0.0, 1.0]), np.array([3.0, 0.0])]
+    assert mech.sample(iter(blocks), random_state=0) == 2
+
+
+def test_report_noisy_max_laplace_log_probabilities_with_vanishing_candidates():
+    # Candidates scaled to -inf made NaN in the others' integrals.
+    mech = ReportNoisyMax(1e308, 1e-300, noise="laplace")
+    assert np.isneginf(mech._scaled(np.array([0.0, 1.0, 10.0, 10.0]))[:2]).all()
+    logp = mech.log_probabilities([0.0, 1.0, 10.0, 10.0])
+    np.testing.assert_allclose(np.exp(logp), [0.0, 0.0, 0.5, 0.5], atol=1e-12)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+def test_partition_base_measure_excluding_the_best_label():
+    # Every cell was shifted by its best count over all labels, including a
+    # label the base excludes: the allowed logits all went to -inf, and label
+    # 0 (excluded, probability 0) was drawn every time.
+    cover = PartitionLabelings("quantile", n_bins=2).cover(
+        np.array([[-2.0], [-1.0], [1.0], [2.0]]), classes=(0, 1, 2)
+    )
+    X = np.repeat([[-1.5], [-1.5], [-1.5], [1.5]], [5, 3, 3, 1], axis=0)
+    y = np.repeat([0, 1, 2, 1], [5, 3, 3, 1])
+    base = np.zeros((cover.n_cells_, 3))
+    base[:, 0] = -np.inf  # label 0 excluded everywhere
+    logp = cover.cell_log_probabilities(X, y, 1e308, log_base_measure=base)
+    np.testing.assert_allclose(np.exp(logp).sum(axis=1), 1.0)
+    cell = cover.apply(np.array([[-1.5]]))[0]
+    np.testing.assert_allclose(np.exp(logp[cell]), [0.0, 0.5, 0.5], atol=0)
+    draws = {
+        tuple(cover.decode(cover.sample_exponential(X, y, 1e308,
+                                                    log_base_measure=base,
+                                                    random_state=s)))
+        for s in range(60)
+    }  # fmt: skip
+    assert all(labels[cell] in (1, 2) for labels in draws)
+    assert {labels[cell] for labels in draws} == {1, 2}

@@ -659,3 +659,51 @@ def test_query_release_on_public_bins():
     edges = clone(bins).fit(X_pub).bin_edges_
     for got, want in zip(pipe.steps_[0][1].bin_edges_, edges):
         np.testing.assert_array_equal(got, want)
+
+
+def test_query_release_last_step_is_refused_where_a_predictor_is_needed():
+    # A review: predict existed whatever the last step, so a search accepted
+    # a pipeline ending in a release, charged its whole cost, and picked a
+    # candidate at random (every score NaN).
+    from sklearn_semiprivate.model_selection import PrivateParameterSearch
+    from sklearn_semiprivate.query_release import (
+        MarginalQueries,
+        PublicAssistedQueryRelease,
+    )
+
+    X, _, X_pub = make_data()
+    X, X_pub = (X > 50).astype(float), (X_pub > 50).astype(float)
+    ledger = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    pipe = make_public_fitted_pipeline(
+        StandardScaler(),
+        PublicAssistedQueryRelease(
+            MarginalQueries(k=2, n_categories=[2, 2, 2]), delta=1e-6
+        ),
+    )
+    assert not hasattr(pipe, "predict")
+    search = PrivateParameterSearch(
+        pipe,
+        {"publicassistedqueryrelease__epsilon": [0.5, 1.0]},
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="predict"):
+        search.fit(X, np.zeros(len(X), int), X_public=PublicData(X_pub))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_last_step_without_public_rows_refuses_before_the_charge():
+    # No transformer and no public rows: the release refuses for want of
+    # public data; the pipeline charged first (a review).
+    from sklearn_semiprivate.query_release import (
+        MarginalQueries,
+        PublicAssistedQueryRelease,
+    )
+
+    X = (make_data()[0] > 50).astype(float)
+    ledger = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    release = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[2, 2, 2]), delta=1e-6, accountant=ledger
+    )
+    with pytest.raises(ValueError, match="public data"):
+        make_public_fitted_pipeline(release).fit(X)
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
