@@ -1038,6 +1038,14 @@ def _verdict(results, name, shift, eps, default_row):
                 f"; split by split, ours <= AIM in mean {below[0]}/{len(mine)}, "
                 f"max {below[1]}/{len(mine)}"
             )
+            # The paired ratios themselves, and their geometric mean.
+            for k, what in ((0, "mean"), (1, "max")):
+                ratios = [a[k] / b[k] for a, b in zip(mine, theirs)]
+                geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+                text += (
+                    f"; ours/AIM {what} per split "
+                    f"{' '.join(f'{r:.3f}' for r in ratios)} (geo {geo:.3f})"
+                )
     return text
 
 

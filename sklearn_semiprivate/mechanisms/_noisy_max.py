@@ -26,6 +26,7 @@ from scipy.special import logsumexp
 
 from ..utils._rng import check_rng
 from ..utils._validation import check_epsilon
+from ._additive import laplace_scale
 from ._base import Mechanism
 from ._exponential import ExponentialMechanism, scaled_gaps, selection_coefficient
 from ._validation import check_scores, check_sensitivity, check_size
@@ -39,7 +40,6 @@ __all__ = [
 
 _NOISES = ("laplace", "gumbel", "exponential")
 _LOG2 = math.log(2.0)
-_SMALLEST_NORMAL = float(np.finfo(np.float64).tiny)
 # Memory cap (number of float64 entries) for the candidates x nodes matrix of the
 # exact permute-and-flip probabilities.
 _PF_BLOCK_ENTRIES = 1 << 20
@@ -383,7 +383,7 @@ class ReportNoisyMax(Mechanism):
         sensitivity) = (1e300, 1e-300)`` the quotient was 0.0, and the scaled
         scores NaN.
         """
-        return max(2.0 * self.sensitivity / self.epsilon, _SMALLEST_NORMAL)
+        return laplace_scale(2.0 * self.sensitivity, self.epsilon)
 
     def _scaled(self, scores):
         scores = check_scores(scores)
