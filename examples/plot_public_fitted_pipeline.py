@@ -159,9 +159,10 @@ plt.show()
 # Releasing marginals of continuous columns
 # -----------------------------------------
 # Query release works on categories. To release the 2-way marginals of four
-# continuous columns, bin them at the public rows' quartiles in the same
-# pipeline: the bins are public, and the pipeline charges the release's stated
-# cost before any private row is binned. No ``y`` is needed. Error: the
+# continuous columns, bin them into 4 equal widths of the public rows' range,
+# in the same pipeline: the bins are public, and the pipeline charges the
+# release's stated cost before any private row is binned. No ``y`` is needed.
+# Error: the
 # largest and mean absolute error of the cell fractions, against the private
 # rows' exact marginals (on the same public bins), beside the public rows'
 # own marginals.
@@ -177,12 +178,7 @@ columns = ["mean radius", "mean texture", "mean smoothness", "mean symmetry"]
 queries = MarginalQueries(k=2, n_categories=[4] * len(columns))
 ledger = PrivacyAccountant(epsilon=2.0, delta=1e-5)
 release = make_public_fitted_pipeline(
-    KBinsDiscretizer(
-        n_bins=4,
-        encode="ordinal",
-        strategy="quantile",
-        quantile_method="averaged_inverted_cdf",
-    ),
+    KBinsDiscretizer(n_bins=4, encode="ordinal", strategy="uniform"),
     PublicAssistedQueryRelease(
         queries, epsilon=1.0, delta=1e-6, random_state=0, accountant=ledger
     ),
