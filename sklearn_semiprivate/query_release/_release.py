@@ -313,10 +313,10 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     domains (thresholds on the line, marginals of 10 columns with 3
     categories), ``"public"`` had lower error than ``"representative"`` in
     every setting. Hence ``"auto"``. Against private-only AIM (McKenna et
-    al. 2022), on the same splits of the real tables (36 pairs of fits),
-    ``"graphical"`` has a mean error at or below AIM's in 30 (the others
-    1.013-1.073 times it, 5 of 6 at ``epsilon >= 0.5``) and a max error at
-    or below in 27 (run of 2026-11-27), at 1/16.6 to 1/179 of its fit time
+    al. 2022), on the same five splits of the real tables (60 pairs of
+    fits), ``"graphical"`` has a mean error at or below AIM's in 47 (the
+    others 1.006-1.087 times it) and a max error at or below in 41 (run of
+    2026-11-27 15:18-16:08), at 1/16.6 to 1/179 of its fit time
     (run of 2026-11-25, an unloaded machine); ``"mixture"`` had
     1.02-1.35 times AIM's mean error from ``epsilon = 0.5`` (3-split
     means). ``"auto"``
