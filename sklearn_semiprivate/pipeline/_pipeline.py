@@ -288,28 +288,26 @@ class PublicFittedPipeline(_BaseComposition):
         row): up to its reservation a fit of this package reads the format of
         ``X`` and ``y`` only, and the private rows are transformed only after
         the charge. An error raised here is the one the last step alone
-        would raise before charging anything. With no transformer and no
-        public rows the placeholder has ``X``'s width and the step gets no
-        ``X_public`` (so a step that needs public rows refuses, free).
+        would raise before charging anything. With no transformer the
+        probe gets ``X`` itself (the last step's input), and no
+        ``X_public`` when there are no public rows.
         """
-        n_rows, width = _shape(X, "X")
-        if Xpt is not None:
-            width = np.shape(Xpt)[1]
-            public = {"X_public": PublicData(Xpt, yp)}
-        elif transformed:
+        public = {} if Xpt is None else {"X_public": PublicData(Xpt, yp)}
+        if not transformed:
+            # No transformer: the last step gets X itself, so it is probed
+            # with X, and refuses here, free, exactly what it refuses alone
+            # before its reservation (NaN, strings, sparse rows, no public
+            # rows; a review found them charged first).
+            rows = X
+        elif Xpt is None:
             return  # fitted on private rows: the width is known only after
         else:
-            # No transformer and no public data: the last step gets X as it
-            # is, and refuses what it refuses alone (e.g. no public data).
-            public = {}
-        # The transformed private rows will take as much memory after the
-        # charge: the placeholder does not raise the fit's peak.
-        placeholder = np.zeros((n_rows, width))
+            # The transformed private rows will take as much memory after
+            # the charge: the placeholder does not raise the fit's peak.
+            rows = np.zeros((_shape(X, "X")[0], np.shape(Xpt)[1]))
         # Its warnings and its progress output come again from the real fit.
         with dropped_warnings():
-            fit_to_reservation(
-                quiet(clone(final)), placeholder, y, **public, **final_params
-            )
+            fit_to_reservation(quiet(clone(final)), rows, y, **public, **final_params)
 
     @staticmethod
     def _reserve_final(final, final_params):
@@ -519,13 +517,17 @@ class PublicFittedPipeline(_BaseComposition):
         # errstate: finite rows near the largest float overflow a scaler (and
         # scikit-learn's input checks); they become +-inf, kept at the largest
         # float as in fit, and the last step clips them.
+        transformed = False
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             for _, step in self.steps_[:-1]:
                 if step not in _SKIPPED:
                     X = step.transform(X)
-        if isinstance(X, np.ndarray) and X.dtype.kind == "f":
-            big = np.finfo(X.dtype).max
-            X = np.where(np.isposinf(X), big, np.where(np.isneginf(X), -big, X))
+                    transformed = True
+        # Only what a transformer overflowed: an input row of +-inf reaches
+        # the last step as it is, which refuses it as it would alone (a
+        # review: with no transformer, inf rows were predicted).
+        if transformed:
+            X = _clip_overflow(X)
         return getattr(self.steps_[-1][1], method)(X, *args, **kwargs)
 
     @available_if(_final_step_has("predict"))

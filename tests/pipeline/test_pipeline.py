@@ -702,3 +702,32 @@ def test_last_step_without_public_rows_refuses_before_the_charge():
     with pytest.raises(ValueError, match="public data"):
         make_public_fitted_pipeline(release).fit(X)
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+@pytest.mark.parametrize("bad", ["nan", "strings"])
+def test_malformed_rows_without_transformer_are_refused_before_the_charge(bad):
+    # With no transformer the last step gets X itself; the pipeline charged
+    # first and the step then refused its format (a review). Now the
+    # pre-charge probe reads X as the step alone would: free.
+    X, y, X_pub = make_data()
+    X = X.astype(object) if bad == "strings" else X.copy()
+    X[0, 0] = "a" if bad == "strings" else np.nan
+    ledger = PrivacyAccountant(epsilon=10.0)
+    with pytest.raises(ValueError):
+        make_public_fitted_pipeline(clf(accountant=ledger)).fit(
+            X, y, X_public=PublicData(X_pub)
+        )
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_infinite_rows_are_refused_without_transformer():
+    # predict clipped +-inf to the largest float even when no transformer
+    # produced it, accepting rows the last step alone refuses (a review).
+    X, y, X_pub = make_data()
+    pipe = make_public_fitted_pipeline(clf()).fit(X, y, X_public=PublicData(X_pub))
+    rows = X[:3].copy()
+    rows[0, 0] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        pipe.predict(rows)
+    with pytest.raises(ValueError, match="infinity"):
+        pipe.steps_[-1][1].predict(rows)
