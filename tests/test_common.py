@@ -70,6 +70,10 @@ ESTIMATORS = [
         ],
         fit_on_private="warn",
     ),
+    # No transformer: the last step gets X itself, so the pipeline must
+    # refuse (and accept) exactly what the step alone does (a review: it
+    # predicted on rows of inf, which the step alone refuses).
+    PublicFittedPipeline([("clf", SemiPrivateLogisticRegression(random_state=0))]),
     # Without public data: teachers label a data-independent grid.
     PATEClassifier(random_state=0),
     # Without public data: labeled synthetic rows on a data-independent grid.
