@@ -22,6 +22,7 @@ from ..accounting._reservation import reserve_budget
 from ..exceptions import PublicDataWarning
 from ..hypotheses._base import _gumbel_max
 from ..mechanisms import LaplaceMechanism
+from ..mechanisms._exponential import scaled_gaps
 from ..query_release._binning import bin_codes, public_quantile_bins
 from ..utils._rng import noise_rng, spawn_rngs
 from ..utils._sklearn_compat import (
@@ -181,13 +182,12 @@ def split_logits(scores, epsilon, criterion="misclassification"):
     ``exp(ε·score / 2)`` (Dwork & Roth 2014, Thm 3.10).
     """
     _, monotone = CRITERIA[criterion]
-    # Shifted by every node's best score first (the same distribution): at a
-    # huge epsilon, epsilon * score overflowed to inf, the shift made NaN of
-    # it, and the argmax took the first best candidate instead of a uniform
-    # one among the ties.
-    shifted = scores - scores.max(axis=-1, keepdims=True)
-    with np.errstate(over="ignore"):  # -inf: probability below any double
-        return (epsilon if monotone else 0.5 * epsilon) * shifted
+    # Relative to every node's best score (the same distribution), through
+    # the mechanisms' overflow-safe exponent: at a huge epsilon, epsilon *
+    # score overflowed to inf, the shift made NaN of it, and the argmax took
+    # the first best candidate instead of a uniform one among the ties.
+    coef = epsilon if monotone else 0.5 * epsilon
+    return scaled_gaps(coef, scores, scores.max(axis=-1, keepdims=True))
 
 
 def split_log_probabilities(scores, epsilon, criterion="misclassification"):

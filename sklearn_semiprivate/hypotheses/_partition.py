@@ -19,6 +19,7 @@ from sklearn.cluster import KMeans
 from sklearn.neighbors import KDTree
 from sklearn.utils.validation import check_is_fitted
 
+from ..mechanisms._exponential import scaled_gaps
 from ..mechanisms._validation import check_log_base_measure
 from ..utils import check_epsilon, check_integer, check_rng
 from ._base import (
@@ -401,8 +402,8 @@ class PartitionCover(Cover):
             # The best count among the labels the base allows (a review: an
             # excluded label's count made every allowed logit -inf).
             best = np.where(allowed, counts, -np.inf).max(axis=1, keepdims=True)
-        with np.errstate(over="ignore"):  # -inf: probability below any double
-            logits = epsilon * (counts - best) / 2.0
+        # The mechanisms' overflow-safe exponent epsilon (counts - best) / 2.
+        logits = scaled_gaps(epsilon / 2.0, counts, best)
         if log_base_measure is not None:
             with np.errstate(invalid="ignore"):
                 logits = logits + base
