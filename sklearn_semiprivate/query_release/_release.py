@@ -27,7 +27,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import TransformerTags
 
 from .._public import check_public_data
-from ..accounting import PrivacyAccountant
+from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import reserve_budget
 from ..classifiers._base import check_private_labels
 from ..utils._private_errors import call_on_private
@@ -161,8 +161,12 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         ``y_public``, else from the private ``y`` with a
         :class:`~sklearn_semiprivate.PrivacyLeakWarning`. Ignored without ``y``.
     accountant : PrivacyAccountant, default=None
-        Ledger charged ``privacy_spent_`` per fit, atomically, before the first
-        private read; the charge stays if the fit fails afterwards.
+        Ledger charged per fit, atomically, before the first private read:
+        ``privacy_spent_``, except with ``support="public"`` (rounds) or
+        ``"representative"`` and ``n_iterations=None``, whose number of rounds
+        is chosen from the data: then the bound ``(epsilon, delta)`` that
+        every number of rounds stays within. The charge stays if the fit fails
+        afterwards.
     random_state : int, RandomState instance or None, default=None
         Unused by the mechanisms: their noise is fresh OS entropy on every fit
         and is never derived from it (see
@@ -298,9 +302,10 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     **Continuous columns.** Bin them on the public rows, as the last step of a
     :class:`~sklearn_semiprivate.pipeline.PublicFittedPipeline` (e.g. after a
     ``KBinsDiscretizer``): the pipeline charges the release's cost, which
-    its parameters fix, before any private row is binned. With
-    ``support="public"`` or ``"representative"`` that needs ``n_iterations``
-    (the default number of rounds depends on the data).
+    its parameters fix, before any private row is binned (with
+    ``support="public"`` or ``"representative"`` and ``n_iterations=None``,
+    the bound ``(epsilon, delta)``: their number of rounds depends on the
+    data).
 
     **Which support.** Measured in ``benchmarks/bench_query_release.py``
     (results in ``benchmarks/results/query_release.md``): on every 3-way
@@ -557,8 +562,9 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         else:
             plan = plan_public(self, query_set, points, init, n)
         # Reserved atomically before the first private read, and kept if the
-        # fit fails afterwards.
-        reserve_budget(self.accountant, plan["cost"], self)
+        # fit fails afterwards: the stated cost, at least what the plan spends
+        # (privacy_spent_).
+        reserve_budget(self.accountant, self._stated_cost(support), self)
         # Private rows inside the workload's domain, a question the (public)
         # workload chooses: asked after the charge, so that it is no free
         # oracle. The message names no row, no value, no count.
@@ -603,29 +609,32 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         return "replace-one"
 
     def _privacy_cost(self, **fit_params):
-        """What ``fit`` reserves, from the parameters alone (``plan["cost"]``).
+        """What ``fit`` reserves, from the parameters alone.
 
         It lets :class:`~sklearn_semiprivate.pipeline.PublicFittedPipeline` and
         the searches charge for a release before any private row is
         transformed. The same functions as the plans of ``fit`` compute it.
-        With ``support="public"`` or ``"representative"`` and
-        ``n_iterations=None``, the number of rounds (and so the last digits
-        of the cost) depends on the data: a TypeError asks for
-        ``n_iterations``.
         """
         check_release_options(self, labeled=False)
-        support = self._resolved_support()
+        return self._stated_cost(self._resolved_support())
+
+    def _stated_cost(self, support):
+        """The cost ``fit`` reserves for ``support``: at least ``privacy_spent_``.
+
+        With ``support="public"`` (rounds) or ``"representative"`` and
+        ``n_iterations=None``, the number of rounds or updates is chosen from
+        the data (the row count, the public cover), so the plan's own cost is
+        known only during a fit. Every number of them stays within
+        ``(epsilon, delta)`` by construction (:func:`mwem_round_parameters`,
+        :func:`sparse_vector_pmw_parameters`), and that bound is what is
+        reserved; ``privacy_spent_`` holds the plan's exact cost.
+        """
         if support in ADAPTIVE_SUPPORTS:
             return zcdp_privacy(zcdp_budget(self.epsilon, self.delta), self.delta)
         if support == "public" and self.selection == "all":
             return measure_all_cost(self.epsilon, self.delta, self.measurement)
         if self.n_iterations is None:
-            raise TypeError(
-                f"PublicAssistedQueryRelease(support={self.support!r}) with "
-                "n_iterations=None chooses its number of rounds from the data, "
-                "so its cost is not known before a fit: set n_iterations to "
-                "use it inside a PublicFittedPipeline or a search."
-            )
+            return PrivacyCost(float(self.epsilon), float(self.delta))
         if support == "representative":
             return sparse_vector_pmw_parameters(
                 self.epsilon, self.delta, self.n_iterations

@@ -656,6 +656,37 @@ def test_query_release_on_public_bins():
         np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("support", ["public", "representative"])
+def test_query_release_with_data_chosen_rounds_in_a_pipeline(support):
+    # n_iterations=None: the rounds are chosen from the data, so the release
+    # states the bound (epsilon, delta); the pipeline charges it before any
+    # private row is binned (it raised a TypeError asking for n_iterations).
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    from sklearn_semiprivate.query_release import (
+        MarginalQueries,
+        PublicAssistedQueryRelease,
+    )
+
+    X, _, X_pub = make_data()
+    ledger = PrivacyAccountant(epsilon=5.0, delta=1e-5)
+    release = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[3, 3, 3]),
+        support=support,
+        alpha=0.5,
+        epsilon=1.0,
+        delta=1e-6,
+        accountant=ledger,
+    )
+    bins = KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform")
+    pipe = make_public_fitted_pipeline(bins, release).fit(X, X_public=PublicData(X_pub))
+    fitted = pipe.steps_[-1][1]
+    assert [c.cost for c in ledger.history] == [PrivacyCost(1.0, 1e-6)]
+    assert fitted.privacy_spent_.epsilon <= 1.0
+    assert fitted.privacy_spent_.delta <= 1e-6
+    assert fitted.support_type_ == support
+
+
 def test_query_release_last_step_is_refused_where_a_predictor_is_needed():
     # A review: predict existed whatever the last step, so a search accepted
     # a pipeline ending in a release, charged its whole cost, and picked a

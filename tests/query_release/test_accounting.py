@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 from sklearn_semiprivate import PrivacyAccountant, PublicData
 from sklearn_semiprivate.accounting import PrivacyCost
@@ -290,6 +291,10 @@ def _binned_data(n=600, n_pub=80, seed=0):
             "replace-one",
         ),
         ({"support": "representative", "n_iterations": 3}, "replace-one"),
+        # The number of rounds chosen from the data: the bound is stated.
+        ({"support": "public"}, "replace-one"),
+        ({"support": "public", "measurement": "laplace"}, "replace-one"),
+        ({"support": "representative", "alpha": 0.5}, "replace-one"),
     ],
 )
 def test_stated_cost_before_a_fit_is_what_the_fit_reserves(params, neighbours):
@@ -314,9 +319,48 @@ def test_stated_cost_before_a_fit_is_what_the_fit_reserves(params, neighbours):
 
 
 @pytest.mark.parametrize("support", ["public", "representative"])
-def test_cost_that_depends_on_the_data_is_not_stated(support):
+def test_data_chosen_rounds_are_charged_their_bound(support):
+    # With n_iterations=None the number of rounds (updates) is chosen from the
+    # row count (the public cover): the stated cost is the bound
+    # (epsilon, delta), reserved by every fit whatever number it chose, and
+    # privacy_spent_ stays within it. (Before, the cost was not stated and
+    # such a release could not be the last step of a PublicFittedPipeline.)
+    extra = {"alpha": 0.5} if support == "representative" else {}
     qr = PublicAssistedQueryRelease(
-        MarginalQueries(k=2, n_categories=[3, 3, 3]), support=support
+        MarginalQueries(k=2, n_categories=[3, 3, 3]),
+        support=support,
+        epsilon=0.7,
+        delta=1e-5,
+        **extra,
     )
-    with pytest.raises(TypeError, match="set n_iterations"):
-        fit_cost(qr)
+    assert fit_cost(qr) == PrivacyCost(0.7, 1e-5)
+    rounds = set()
+    for n in (50, 600, 5000):
+        X, pub = _binned_data(n=n)
+        ledger = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+        fitted = clone(qr).set_params(accountant=ledger).fit(X, X_public=pub)
+        assert [c.cost for c in ledger.history] == [PrivacyCost(0.7, 1e-5)]
+        assert fitted.privacy_spent_.epsilon <= 0.7
+        assert fitted.privacy_spent_.delta <= 1e-5
+        rounds.add(fitted.n_iterations_)
+    if support == "public":
+        assert len(rounds) == 3  # the row count chose three numbers of rounds
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-9, 1e-5])
+@pytest.mark.parametrize("epsilon", [0.05, 0.7, 8.0])
+def test_every_number_of_rounds_stays_within_the_stated_bound(epsilon, delta):
+    # What makes (epsilon, delta) a valid charge for a data-chosen number of
+    # rounds: every plan's cost is within it, at every count fit can choose
+    # (public: 1-500 rounds; representative: any number of updates).
+    measurements = ["laplace"] if delta == 0 else ["laplace", "gaussian"]
+    for selection in ("exponential", "permute_and_flip"):
+        for measurement in measurements:
+            for t in range(1, 501):
+                cost = mwem_round_parameters(
+                    epsilon, delta, t, selection=selection, measurement=measurement
+                )["cost"]
+                assert cost.epsilon <= epsilon and cost.delta <= delta
+    for c in (1, 2, 7, 100, 4096, 10**6):
+        cost = sparse_vector_pmw_parameters(epsilon, delta, c)[1]
+        assert cost.epsilon <= epsilon and cost.delta <= delta

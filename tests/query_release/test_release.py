@@ -12,6 +12,7 @@ from sklearn_semiprivate import (
     PublicData,
     reproducible_noise,
 )
+from sklearn_semiprivate.accounting import PrivacyCost
 from sklearn_semiprivate.query_release import (
     MarginalQueries,
     PredicateQueries,
@@ -130,7 +131,11 @@ def test_accountant_is_charged_and_refuses():
     acc = PrivacyAccountant(epsilon=1.5, delta=1e-5)
     qr = PublicAssistedQueryRelease(THRESHOLDS, accountant=acc, random_state=0)
     qr.fit(X, X_public=pub)
-    assert acc.spent() == qr.privacy_spent_
+    # The rounds are chosen from the data (n_iterations=None): the ledger holds
+    # the stated bound (epsilon, delta), privacy_spent_ the plan's exact cost.
+    assert acc.spent() == PrivacyCost(qr.epsilon, qr.delta)
+    assert qr.privacy_spent_.epsilon <= qr.epsilon
+    assert qr.privacy_spent_.delta <= qr.delta
     with pytest.raises(PrivacyBudgetError):
         qr.fit(X, X_public=pub)
     assert len(acc.history) == 1
@@ -297,7 +302,7 @@ def test_large_public_set_fits_without_the_labeling_table():
     qr = PublicAssistedQueryRelease(
         queries, alpha=0.5, accountant=acc, random_state=0
     ).fit(X, X_public=PublicData(Xp))
-    assert [c.cost for c in acc.history] == [qr.privacy_spent_]
+    assert [c.cost for c in acc.history] == [PrivacyCost(qr.epsilon, qr.delta)]
     np.testing.assert_array_equal(qr.transform(queries), qr.answers_)
 
 
