@@ -210,7 +210,10 @@ def bench_workload(args):
                 f"cdp_rho(eps, delta)/4 = {ra:.3e}, cdp_rho(eps/2, "
                 f"delta/(1+e^(eps/2))) = {rb:.3e}, the larger: rho = {rho_r:.3e}"
             )
-    results = {}  # (dataset, shift, eps, row) -> list of (mean, max, seconds)
+    # (dataset, shift, eps, row) -> one record per seed: (mean, max, seconds,
+    # neighbour relation) for our rows, (mean, max, seconds) for the others, or
+    # {"error": message}.
+    results = {}
     deferred = []
     notes = {}
     for name in args.datasets:
@@ -431,6 +434,8 @@ def _verdict(results, name, shift, eps, default_row):
     label = f"{name}, {'shifted' if shift else 'i.i.d.'}, eps={eps}:"
     if ours is None:
         return f"{label} NOT MET (the row did not run)"
+    if len(ours[4]) > 1:
+        return f"{label} NOT MET (the row mixes neighbour relations {sorted(ours[4])})"
     relation = next(iter(ours[4]), "replace-one")
     refs = {p: get(peer_row(p, relation)) for p in PEER_NAMES}
     missing = [p for p, v in refs.items() if v is None]
@@ -449,7 +454,8 @@ def _verdict(results, name, shift, eps, default_row):
     aim = refs.get("AIM")
     if aim is not None:
         if shift:
-            text += f"; AIM/ours mean {aim[0] / ours[0]:.2f}x (aim >= 1.5x)"
+            ratio = aim[0] / ours[0] if ours[0] > 0 else math.inf
+            text += f"; AIM/ours mean {ratio:.2f}x (aim >= 1.5x)"
         speed = "MET" if ours[2] <= aim[2] / 10 else "NOT MET"
         text += f"; time {ours[2]:.1f} s vs AIM {aim[2]:.1f} s ({speed} <= 1/10)"
         # Split by split (one record per seed, in seed order, in both lists).

@@ -418,7 +418,8 @@ def main():
         "--aim-seeds",
         type=int,
         default=3,
-        help="seeds AIM runs on (fewer to save its runtime)",
+        help="AIM runs on the seeds below this, like --seeds an upper bound "
+        "(fewer to save its runtime)",
     )
     parser.add_argument(
         "--first-seed",
@@ -447,7 +448,10 @@ def main():
         help="comma-separated substrings of our row names to run (default all)",
     )
     parser.add_argument(
-        "--mst-seeds", type=int, default=None, help="seeds MST runs on (default all)"
+        "--mst-seeds",
+        type=int,
+        default=None,
+        help="MST runs on the seeds below this (default all)",
     )
     parser.add_argument(
         "--extra-rows", action="store_true", help="also run EXTRA_ROWS (slow)"
@@ -463,7 +467,8 @@ def main():
     parser.add_argument(
         "--no-new-peer-runs",
         action="store_true",
-        help="report AIM/MST cells missing from --cache as not run",
+        help="fit no new AIM/MST cell: cells missing from the peer store and "
+        "--cache are reported as not run",
     )
     parser.add_argument(
         "--cache",
