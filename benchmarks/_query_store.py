@@ -30,19 +30,15 @@ def _git_state():
     marker = root / "GIT_COMMIT"
     if marker.exists():
         return f"exported from commit {marker.read_text().strip()}"
+
+    def git(*args):
+        return subprocess.run(
+            ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
+
     try:
-        head = subprocess.run(
-            ["git", "-C", str(root), "log", "-1", "--format=%h %cI"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(root), "status", "--porcelain", "sklearn_semiprivate"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
+        head = git("log", "-1", "--format=%h %cI")
+        dirty = git("status", "--porcelain", "sklearn_semiprivate")
     except (OSError, subprocess.CalledProcessError):
         return "not a git checkout"
     return f"HEAD {head}" + (", with uncommitted changes" if dirty else "")
