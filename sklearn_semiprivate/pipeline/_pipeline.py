@@ -300,7 +300,13 @@ class PublicFittedPipeline(_BaseComposition):
             # rows; a review found them charged first).
             rows = X
         elif Xpt is None:
-            return  # fitted on private rows: the width is known only after
+            # Transformers fitted on private rows (fit_on_private="warn"): the
+            # width is known only after the charge, so the step cannot be
+            # probed; its refusal for want of public rows needs no width (a
+            # review found it charged first).
+            if getattr(final, "_requires_public_data", False):
+                check_public_data(None, n_features=0, required=True)
+            return
         else:
             # The transformed private rows will take as much memory after
             # the charge: the placeholder does not raise the fit's peak.

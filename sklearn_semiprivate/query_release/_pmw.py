@@ -148,8 +148,14 @@ def approx_dp_to_zcdp(epsilon, delta):
     log_inv = math.log(1.0 / delta)
     # (sqrt(L + ε) - sqrt(L))² = ε² / (sqrt(L + ε) + sqrt(L))², without cancellation.
     rho = (epsilon / (math.sqrt(log_inv + epsilon) + math.sqrt(log_inv))) ** 2
+    # Rounded down until the conversion is within epsilon: one ulp, then a
+    # step that doubles each time, so a closed form many ulps off (epsilon
+    # near the largest double: a review saw a one-ulp loop never end) is left
+    # in a few dozen steps.
+    step = 1.0
     while zcdp_to_approx_dp(rho, delta) > epsilon:
-        rho = math.nextafter(rho, 0.0)
+        rho = max(rho - step * math.ulp(rho), 0.5 * rho)
+        step *= 2.0
     return rho
 
 
@@ -191,6 +197,11 @@ def sparse_vector_pmw_parameters(epsilon, delta, n_updates):
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     k = check_integer(n_updates, "n_updates", 1)
+    # Advanced composition squares the budget of one instance, which is at
+    # least epsilon / k: keep that square a normal double (a review: at
+    # epsilon = 1e-300 the root search never returned, and an instance budget
+    # of 0 made the fit fail after its charge).
+    _check_round_budgets(epsilon, k, (epsilon / k) ** 2)
     if delta == 0:
         eps0 = epsilon / k
         while k * eps0 > epsilon:
@@ -290,6 +301,23 @@ def pmw_private_sample_size(alpha, beta, epsilon, delta, domain_size, n_queries)
     )
 
 
+def _check_round_budgets(epsilon, n_rounds, *budgets):
+    """Refuse per-round budgets outside the normal doubles (before any charge).
+
+    Below the smallest normal double rounding is no longer relative, so the
+    cost of the rounds, computed in floating point, can exceed ``epsilon``
+    (a review: 4-24% at epsilon near 1e-160); past the largest, the noise
+    scales are not representable.
+    """
+    if not all(sys.float_info.min <= b < math.inf for b in budgets):
+        raise ValueError(
+            f"epsilon={epsilon} is outside the range this accounting handles for "
+            f"{n_rounds} rounds: the budget of one round is not a normal double "
+            f"(it must be at least {sys.float_info.min:.3g}, and finite). Raise "
+            "epsilon, or use fewer rounds."
+        )
+
+
 def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
     """Per-round parameters of the MWEM rounds, and the total cost.
 
@@ -361,6 +389,7 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
                 break
             # epsilon / n_rounds, rounded, can sum to an ulp above epsilon.
             per_round = math.nextafter(per_round, 0.0)
+        _check_round_budgets(epsilon, n_rounds, eps_sel, eps_meas)
         cost = PrivacyCost(total, 0.0)
         return {
             "epsilon_selection": eps_sel,
@@ -374,13 +403,10 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
     rho = approx_dp_to_zcdp(epsilon, delta) * (1.0 - 1e-13)
     rho_sel = rho / n_rounds * SELECTION_SHARE
     rho_meas = rho / n_rounds * (1.0 - SELECTION_SHARE)
-    if not (rho_sel > 0.0 and rho_meas > 0.0):
-        # A review: epsilon = 1e-200 made rho underflow, and a division by it
-        # raised ZeroDivisionError (before the charge).
-        raise ValueError(
-            f"epsilon={epsilon} is too small for {n_rounds} rounds: the zCDP "
-            "budget per round underflows to 0. Raise epsilon."
-        )
+    # A review: epsilon = 1e-200 made rho underflow, and a division by it
+    # raised ZeroDivisionError; a later one found subnormal budgets (epsilon
+    # near 1e-160) whose rounding put the plan's cost 4-24% above epsilon.
+    _check_round_budgets(epsilon, n_rounds, rho_sel, rho_meas)
     if selection == "exponential":
         eps_sel = math.sqrt(8.0 * rho_sel)
         rho_sel_spent = eps_sel**2 / 8.0

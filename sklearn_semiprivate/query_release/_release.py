@@ -161,12 +161,13 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
         ``y_public``, else from the private ``y`` with a
         :class:`~sklearn_semiprivate.PrivacyLeakWarning`. Ignored without ``y``.
     accountant : PrivacyAccountant, default=None
-        Ledger charged per fit, atomically, before the first private read:
-        ``privacy_spent_``, except with ``support="public"`` (rounds) or
-        ``"representative"`` and ``n_iterations=None``, whose number of rounds
-        is chosen from the data: then the bound ``(epsilon, delta)`` that
-        every number of rounds stays within. The charge stays if the fit fails
-        afterwards.
+        Ledger charged per fit, atomically, before the first private read,
+        the cost the parameters state: ``privacy_spent_``, or more where the
+        number of rounds is settled during the fit (``"graphical"`` and
+        ``"mixture"``: the whole zCDP budget; ``"public"`` with rounds and
+        ``"representative"`` with ``n_iterations=None``: the bound
+        ``(epsilon, delta)`` that every number of rounds stays within). The
+        charge stays if the fit fails afterwards.
     random_state : int, RandomState instance or None, default=None
         Unused by the mechanisms: their noise is fresh OS entropy on every fit
         and is never derived from it (see
@@ -403,6 +404,10 @@ class PublicAssistedQueryRelease(_ReleasedDistribution, BaseEstimator):
     """
 
     __metadata_request__fit = {"X_public": True, "y_public": True}
+
+    # Read by PublicFittedPipeline: without public rows this release refuses
+    # (free), so a pipeline must refuse before its charge too.
+    _requires_public_data = True
 
     _parameter_constraints = {
         "queries": [QueryWorkload],

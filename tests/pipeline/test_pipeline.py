@@ -687,6 +687,64 @@ def test_query_release_with_data_chosen_rounds_in_a_pipeline(support):
     assert fitted.support_type_ == support
 
 
+@pytest.mark.parametrize("support", ["public", "representative"])
+def test_release_plan_refusal_in_a_pipeline_is_free(support):
+    # epsilon too small for the rounds the data choose: the release alone
+    # refuses while planning, before its charge; the pipeline, which charges
+    # the stated bound, must refuse before it too (a review).
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    from sklearn_semiprivate.query_release import (
+        MarginalQueries,
+        PublicAssistedQueryRelease,
+    )
+
+    X, _, X_pub = make_data()
+    ledger = PrivacyAccountant(epsilon=5.0, delta=1e-5)
+    release = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[3, 3, 3]),
+        support=support,
+        alpha=0.5,
+        epsilon=1e-300,
+        delta=1e-6,
+        accountant=ledger,
+    )
+    bins = KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform")
+    with pytest.raises(ValueError, match="normal double"):
+        make_public_fitted_pipeline(bins, release).fit(X, X_public=PublicData(X_pub))
+    assert ledger.history == []
+
+
+def test_release_without_public_rows_is_refused_free_with_private_fitting():
+    # fit_on_private="warn" and no public rows: the transformers would be
+    # fitted on the private rows, so the last step cannot be probed; the
+    # release's refusal for want of public rows came after the charge (a
+    # review). It needs no probe.
+    from sklearn.preprocessing import KBinsDiscretizer
+
+    from sklearn_semiprivate.query_release import (
+        MarginalQueries,
+        PublicAssistedQueryRelease,
+    )
+
+    X = make_data()[0]
+    ledger = PrivacyAccountant(epsilon=5.0, delta=1e-5)
+    release = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[3, 3, 3]), delta=1e-6, accountant=ledger
+    )
+    pipe = make_public_fitted_pipeline(
+        KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform"),
+        release,
+        fit_on_private="warn",
+    )
+    with (
+        pytest.warns(PrivacyLeakWarning),
+        pytest.raises(ValueError, match="requires public data"),
+    ):
+        pipe.fit(X)
+    assert ledger.history == []
+
+
 def test_query_release_last_step_is_refused_where_a_predictor_is_needed():
     # A review: predict existed whatever the last step, so a search accepted
     # a pipeline ending in a release, charged its whole cost, and picked a

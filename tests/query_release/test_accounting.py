@@ -364,3 +364,99 @@ def test_every_number_of_rounds_stays_within_the_stated_bound(epsilon, delta):
     for c in (1, 2, 7, 100, 4096, 10**6):
         cost = sparse_vector_pmw_parameters(epsilon, delta, c)[1]
         assert cost.epsilon <= epsilon and cost.delta <= delta
+
+
+@pytest.mark.parametrize("measurement", ["laplace", "gaussian"])
+def test_plans_at_extreme_epsilon_stay_within_or_refuse(measurement):
+    # A review: near epsilon = 1e-160 the zCDP budget of a round is subnormal,
+    # rounding is no longer relative, and the plan's cost came out 4-24% above
+    # epsilon (with n_iterations=None the ledger, charged the bound, then held
+    # less than the mechanisms spent); the Gaussian plan raised OverflowError.
+    # Every plan is now within (epsilon, delta) or refused (before a charge).
+    refused = 0
+    for epsilon in np.logspace(-170, -140, 61):
+        for delta in (1e-30, 1e-6):
+            for t in (1, 7, 500):
+                try:
+                    cost = mwem_round_parameters(
+                        epsilon,
+                        delta,
+                        t,
+                        selection="exponential",
+                        measurement=measurement,
+                    )["cost"]
+                except ValueError as exc:
+                    assert "normal double" in str(exc)
+                    refused += 1
+                    continue
+                assert cost.epsilon <= epsilon and cost.delta <= delta
+    assert 0 < refused < 61 * 2 * 3
+
+
+@pytest.mark.parametrize(
+    "epsilon, delta, n_updates",
+    [(1e-300, 1e-6, 2), (1e-300, 1e-6, 12), (5e-324, 0.0, 1), (1e-160, 1e-6, 3)],
+)
+def test_sparse_vector_plan_refuses_unrepresentable_budgets(epsilon, delta, n_updates):
+    # A review: (1e-300, 1e-6, 2) never returned (the root search), and from
+    # 12 updates the instance budget was 0, so a fit charged and then failed.
+    with pytest.raises(ValueError, match="normal double"):
+        sparse_vector_pmw_parameters(epsilon, delta, n_updates)
+
+
+def test_zcdp_conversion_terminates_at_the_largest_epsilon():
+    # A review: the one-ulp descent from the closed form never ended here.
+    rho = approx_dp_to_zcdp(1.7e308, 1e-6)
+    assert 0 < rho and zcdp_to_approx_dp(rho, 1e-6) <= 1.7e308
+
+
+@pytest.mark.parametrize("support", ["public", "representative"])
+def test_tiny_epsilon_is_refused_before_the_charge(support):
+    X, pub = _binned_data()
+    ledger = PrivacyAccountant(epsilon=1.0, delta=1e-3)
+    qr = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[3, 3, 3]),
+        support=support,
+        alpha=0.5,
+        epsilon=1e-300,
+        delta=1e-6,
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="normal double"):
+        qr.fit(X, X_public=pub)
+    assert ledger.history == []
+
+
+def test_public_rounds_are_calibrated_to_the_rounds_run(monkeypatch):
+    # With n_iterations=None the number of rounds comes from the data: the
+    # per-round parameters handed to the rounds must be those of that number
+    # (a review's mutant calibrated one round and ran many; no test failed).
+    import sklearn_semiprivate.query_release._release as release_module
+
+    seen = []
+    real = release_module.mwem_rounds
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(release_module, "mwem_rounds", spy)
+    for n, measurement in ((600, "gaussian"), (5000, "laplace")):
+        X, pub = _binned_data(n=n)
+        qr = PublicAssistedQueryRelease(
+            MarginalQueries(k=2, n_categories=[3, 3, 3]),
+            support="public",
+            measurement=measurement,
+            epsilon=0.7,
+            delta=1e-5,
+        ).fit(X, X_public=pub)
+        kw = seen[-1]
+        assert kw["n_rounds"] == qr.n_iterations_ > 1
+        assert kw["params"] == mwem_round_parameters(
+            0.7,
+            1e-5,
+            qr.n_iterations_,
+            selection="exponential",
+            measurement=measurement,
+        )
+        assert qr.privacy_spent_ == kw["params"]["cost"]
