@@ -310,12 +310,17 @@ def _check_round_budgets(epsilon, n_rounds, *budgets):
     scales are not representable.
     """
     if not all(sys.float_info.min <= b < math.inf for b in budgets):
-        raise ValueError(
-            f"epsilon={epsilon} is outside the range this accounting handles for "
-            f"{n_rounds} rounds: the budget of one round is not a normal double "
-            f"(it must be at least {sys.float_info.min:.3g}, and finite). Raise "
-            "epsilon, or use fewer rounds."
-        )
+        raise _out_of_range(epsilon, n_rounds)
+
+
+def _out_of_range(epsilon, n_rounds):
+    return ValueError(
+        f"epsilon={epsilon} is outside the range this accounting handles for "
+        f"{n_rounds} rounds: the budget of one round is not a normal double "
+        f"(it must be at least {sys.float_info.min:.3g}) or the total cost "
+        "overflows. Use an epsilon between about 1e-150 and 1e300, or fewer "
+        "rounds."
+    )
 
 
 def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
@@ -425,6 +430,10 @@ def mwem_round_parameters(epsilon, delta, n_rounds, *, selection, measurement):
     spent = n_rounds * (rho_sel_spent + rho_meas_spent)
     params["rho"] = spent
     params["cost"] = PrivacyCost(zcdp_to_approx_dp(spent, delta), delta)
+    if not params["cost"].epsilon <= epsilon:
+        # Past the top of the double range the conversion overflows (a
+        # review: epsilon = 1.7e308 with delta = 0.3 cost inf).
+        raise _out_of_range(epsilon, n_rounds)
     return params
 
 

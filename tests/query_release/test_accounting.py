@@ -373,9 +373,12 @@ def test_plans_at_extreme_epsilon_stay_within_or_refuse(measurement):
     # epsilon (with n_iterations=None the ledger, charged the bound, then held
     # less than the mechanisms spent); the Gaussian plan raised OverflowError.
     # Every plan is now within (epsilon, delta) or refused (before a charge).
+    # And at the top of the range the conversion overflowed (epsilon =
+    # 1.7e308, delta = 0.3: an infinite cost).
+    epsilons = [*np.logspace(-170, -140, 61), 1e300, 1e307, 1.7e308]
     refused = 0
-    for epsilon in np.logspace(-170, -140, 61):
-        for delta in (1e-30, 1e-6):
+    for epsilon in epsilons:
+        for delta in (1e-30, 1e-6, 0.3):
             for t in (1, 7, 500):
                 try:
                     cost = mwem_round_parameters(
@@ -390,7 +393,7 @@ def test_plans_at_extreme_epsilon_stay_within_or_refuse(measurement):
                     refused += 1
                     continue
                 assert cost.epsilon <= epsilon and cost.delta <= delta
-    assert 0 < refused < 61 * 2 * 3
+    assert 0 < refused < len(epsilons) * 3 * 3
 
 
 @pytest.mark.parametrize(
