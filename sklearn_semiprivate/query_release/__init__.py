@@ -10,7 +10,7 @@ weighted datasets.
 from ._base import QueryWorkload
 from ._binning import bin_codes, public_quantile_bins
 from ._marginals import MarginalQueries, PredicateQueries
-from ._pmw import (
+from ._pmw_budget import (
     approx_dp_to_zcdp,
     mwem_round_parameters,
     pmw_private_sample_size,

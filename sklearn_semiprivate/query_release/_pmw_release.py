@@ -9,8 +9,8 @@ data only, before the budget is reserved; the private rounds stay in
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-from ._pmw import (
-    WeightedSupport,
+from ._pmw import WeightedSupport
+from ._pmw_budget import (
     default_n_rounds,
     default_n_updates,
     mwem_round_parameters,

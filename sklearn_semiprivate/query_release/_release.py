@@ -48,12 +48,8 @@ from ._labeled import (
 )
 from ._measure import measure_all_cost, plan_measure_all, run_measure_all
 from ._options import ADAPTIVE_SUPPORTS, check_release_options, mixture_refusal
-from ._pmw import (
-    mwem_round_parameters,
-    mwem_rounds,
-    sparse_vector_pmw,
-    sparse_vector_pmw_parameters,
-)
+from ._pmw import mwem_rounds, sparse_vector_pmw
+from ._pmw_budget import mwem_round_parameters, sparse_vector_pmw_parameters
 from ._pmw_release import plan_public, plan_representative
 from ._released import _ReleasedDistribution
 

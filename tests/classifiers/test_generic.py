@@ -36,7 +36,7 @@ from sklearn_semiprivate.audit import (
 from sklearn_semiprivate.classifiers import GenericLearnerClassifier
 from sklearn_semiprivate.classifiers._base import prepare_fit_data
 from sklearn_semiprivate.query_release import mwem_round_parameters
-from sklearn_semiprivate.query_release._pmw import default_n_rounds
+from sklearn_semiprivate.query_release._pmw_budget import default_n_rounds
 from sklearn_semiprivate.query_release._xor import (
     _grid_codes,
     _StumpXorQueries,

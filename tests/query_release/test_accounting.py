@@ -24,7 +24,7 @@ from sklearn_semiprivate.query_release import (
     sparse_vector_pmw_parameters,
     zcdp_to_approx_dp,
 )
-from sklearn_semiprivate.query_release._pmw import default_n_rounds
+from sklearn_semiprivate.query_release._pmw_budget import default_n_rounds
 
 
 def test_zcdp_conversion_closed_form():
