@@ -656,11 +656,8 @@ def test_query_release_on_public_bins():
         np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("support", ["public", "representative"])
-def test_query_release_with_data_chosen_rounds_in_a_pipeline(support):
-    # n_iterations=None: the rounds are chosen from the data, so the release
-    # states the bound (epsilon, delta); the pipeline charges it before any
-    # private row is binned (it raised a TypeError asking for n_iterations).
+def _binned_release_pipeline(support, epsilon, ledger):
+    """Public bins, then a release whose rounds the data choose."""
     from sklearn.preprocessing import KBinsDiscretizer
 
     from sklearn_semiprivate.query_release import (
@@ -668,18 +665,27 @@ def test_query_release_with_data_chosen_rounds_in_a_pipeline(support):
         PublicAssistedQueryRelease,
     )
 
-    X, _, X_pub = make_data()
-    ledger = PrivacyAccountant(epsilon=5.0, delta=1e-5)
     release = PublicAssistedQueryRelease(
         MarginalQueries(k=2, n_categories=[3, 3, 3]),
         support=support,
         alpha=0.5,
-        epsilon=1.0,
+        epsilon=epsilon,
         delta=1e-6,
         accountant=ledger,
     )
     bins = KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform")
-    pipe = make_public_fitted_pipeline(bins, release).fit(X, X_public=PublicData(X_pub))
+    return make_public_fitted_pipeline(bins, release)
+
+
+@pytest.mark.parametrize("support", ["public", "representative"])
+def test_query_release_with_data_chosen_rounds_in_a_pipeline(support):
+    # n_iterations=None: the rounds are chosen from the data, so the release
+    # states the bound (epsilon, delta); the pipeline charges it before any
+    # private row is binned (it raised a TypeError asking for n_iterations).
+    X, _, X_pub = make_data()
+    ledger = PrivacyAccountant(epsilon=5.0, delta=1e-5)
+    pipe = _binned_release_pipeline(support, 1.0, ledger)
+    pipe.fit(X, X_public=PublicData(X_pub))
     fitted = pipe.steps_[-1][1]
     assert [c.cost for c in ledger.history] == [PrivacyCost(1.0, 1e-6)]
     assert fitted.privacy_spent_.epsilon <= 1.0
@@ -692,26 +698,11 @@ def test_release_plan_refusal_in_a_pipeline_is_free(support):
     # epsilon too small for the rounds the data choose: the release alone
     # refuses while planning, before its charge; the pipeline, which charges
     # the stated bound, must refuse before it too (a review).
-    from sklearn.preprocessing import KBinsDiscretizer
-
-    from sklearn_semiprivate.query_release import (
-        MarginalQueries,
-        PublicAssistedQueryRelease,
-    )
-
     X, _, X_pub = make_data()
     ledger = PrivacyAccountant(epsilon=5.0, delta=1e-5)
-    release = PublicAssistedQueryRelease(
-        MarginalQueries(k=2, n_categories=[3, 3, 3]),
-        support=support,
-        alpha=0.5,
-        epsilon=1e-300,
-        delta=1e-6,
-        accountant=ledger,
-    )
-    bins = KBinsDiscretizer(n_bins=3, encode="ordinal", strategy="uniform")
+    pipe = _binned_release_pipeline(support, 1e-300, ledger)
     with pytest.raises(ValueError, match="normal double"):
-        make_public_fitted_pipeline(bins, release).fit(X, X_public=PublicData(X_pub))
+        pipe.fit(X, X_public=PublicData(X_pub))
     assert ledger.history == []
 
 
