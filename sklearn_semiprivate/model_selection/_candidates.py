@@ -26,6 +26,7 @@ __all__ = [
     "describe",
     "dry_run",
     "fit_and_count",
+    "fit_hidden",
     "fit_only",
     "search_ledger",
 ]
@@ -104,17 +105,27 @@ def dry_run(candidate, params, cost, X, y, fit_params):
     return caught
 
 
-def fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
-    """One run: fit on the training split, count correct validation predictions.
+def fit_hidden(estimator, X, y, fit_params, pid):
+    """Fit; return None instead of raising.
 
-    Returns None instead of raising: which run failed, and why, depends on the
-    secret runs and the private rows (see ``_fit_random_stopping``).
+    Which fit of a random stopping search fails, and why, depends on the
+    secret runs and the private rows (see ``fit_random_stopping``).
     """
     with silenced_in_worker(pid):
         try:
-            estimator.fit(X_train, y_train, **fit_params)
+            return estimator.fit(X, y, **fit_params)
         except Exception:
             return None
+
+
+def fit_and_count(estimator, X_train, y_train, X_val, y_val, fit_params, pid):
+    """One run: fit on the training split, count correct validation predictions.
+
+    Returns None instead of raising (see :func:`fit_hidden`).
+    """
+    if fit_hidden(estimator, X_train, y_train, fit_params, pid) is None:
+        return None
+    with silenced_in_worker(pid):
         correct = count_correct(estimator, X_val, y_val)
     return estimator, correct
 

@@ -23,7 +23,7 @@ from ..mechanisms import LaplaceMechanism, exponential_mechanism
 from ..utils._private_predict import count_correct
 from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import _safe_indexing
-from ._candidates import fit_and_count, fit_only
+from ._candidates import fit_and_count, fit_hidden, fit_only
 from ._selection import random_stopping_cost, random_stopping_number_of_runs
 
 __all__ = [
@@ -188,16 +188,7 @@ def fit_random_stopping(
             for c in chunk
         )
         if any(r is None for r in results):
-            # Which run failed, and why, depends on the secret runs and on the
-            # private rows: neither the candidate nor the error is shown (the
-            # charge stays, as for any fit failing after its reservation).
-            raise RuntimeError(
-                "A run of the private selection failed after the search's "
-                "budget was charged. Its candidate and error are not shown: "
-                "they depend on the secret runs and the private rows. Fit "
-                "the candidates one by one on data you may inspect to find "
-                "which cannot take it."
-            ) from None
+            _raise_hidden_failure()
         for c, (est, correct) in zip(chunk, results):
             noisy = laplace.sample(float(correct), random_state=rng)
             if noisy > best[0]:
@@ -206,8 +197,25 @@ def fit_random_stopping(
     score = float(np.clip(noisy_count / n_val, 0.0, 1.0))
     if refit:
         log("refitting the winner on all private rows")
-        winner = fit_only(make(candidates[index]), X, y, fit_params, pid)
+        # The winner is secret, and whether its refit fails depends on the
+        # rows its runs did not see (e.g. the validation part): hidden too.
+        winner = fit_hidden(make(candidates[index]), X, y, fit_params, pid)
+        if winner is None:
+            _raise_hidden_failure()
     return index, score, winner
+
+
+def _raise_hidden_failure():
+    # Which run failed, and why, depends on the secret runs, the secret split
+    # and the private rows: neither the candidate nor the error is shown (the
+    # charge stays, as for any fit failing after its reservation).
+    raise RuntimeError(
+        "A run of the private selection failed after the search's "
+        "budget was charged. Its candidate and error are not shown: "
+        "they depend on the secret runs and the private rows. Fit "
+        "the candidates one by one on data you may inspect to find "
+        "which cannot take it."
+    ) from None
 
 
 def correct_counts(estimators, X, y):

@@ -314,6 +314,31 @@ def test_failed_run_is_reported_without_details():
     assert ledger.spent() == PrivacyCost(4.0, 0.0)
 
 
+def test_failed_refit_is_reported_without_details(monkeypatch):
+    # Every run succeeds but the winner's refit on all rows fails (as when
+    # every bad label falls in the secret validation part): that failure
+    # depends on the secret split and winner, so it is hidden too.
+    from sklearn_semiprivate.model_selection import _private_fits
+
+    X, y, X_pub, _ = _data()
+    y = y.copy()
+    y[:5] = 2
+    original = _private_fits.fit_and_count
+
+    def runs_see_good_labels_only(est, X_tr, y_tr, X_val, y_val, params, pid):
+        keep = y_tr != 2
+        return original(est, X_tr[keep], y_tr[keep], X_val, y_val, params, pid)
+
+    monkeypatch.setattr(_private_fits, "fit_and_count", runs_see_good_labels_only)
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(_base(), GRID, accountant=ledger)
+    with pytest.raises(RuntimeError, match="not shown") as info:
+        search.fit(X, y, X_public=PublicData(X_pub))
+    assert "classes" not in str(info.value)
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    assert ledger.spent() == PrivacyCost(4.0, 0.0)
+
+
 def test_threading_backend_leaves_warning_filters_alone():
     from joblib import parallel_backend
 
