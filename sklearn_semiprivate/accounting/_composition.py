@@ -180,9 +180,11 @@ def compose_advanced(cost, k, delta_slack):
     if eps > 700.0:
         # exp(eps) overflows a float; the advanced bound exceeds k * eps.
         return PrivacyCost(k * eps, min(1.0, k * cost.delta))
-    advanced = math.sqrt(
-        2 * k * math.log(1 / delta_slack)
-    ) * eps + k * eps * math.expm1(eps)
+    # -log(delta_slack), not log(1 / delta_slack), which overflows at a
+    # subnormal slack.
+    advanced = math.sqrt(2 * k * -math.log(delta_slack)) * eps + k * eps * math.expm1(
+        eps
+    )
     if advanced < k * eps:
         return PrivacyCost(advanced, min(1.0, k * cost.delta + delta_slack))
     return PrivacyCost(k * eps, min(1.0, k * cost.delta))

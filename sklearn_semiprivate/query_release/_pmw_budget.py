@@ -66,7 +66,8 @@ def zcdp_to_approx_dp(rho, delta):
     rho = float(rho)
     if not rho >= 0:
         raise ValueError(f"rho must be >= 0, got {rho!r}.")
-    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+    # -log(delta), not log(1 / delta): 1 / delta overflows at a subnormal delta.
+    return rho + 2.0 * math.sqrt(rho * -math.log(delta))
 
 
 def approx_dp_to_zcdp(epsilon, delta):
@@ -97,7 +98,7 @@ def approx_dp_to_zcdp(epsilon, delta):
     """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
-    log_inv = math.log(1.0 / delta)
+    log_inv = -math.log(delta)  # 1 / delta overflows at a subnormal delta
     # (sqrt(L + ε) - sqrt(L))² = ε² / (sqrt(L + ε) + sqrt(L))², without cancellation.
     rho = (epsilon / (math.sqrt(log_inv + epsilon) + math.sqrt(log_inv))) ** 2
     # Rounded down until the conversion is within epsilon: one ulp, then a
@@ -152,8 +153,9 @@ def sparse_vector_pmw_parameters(epsilon, delta, n_updates):
     # Advanced composition squares the budget of one instance, which is at
     # least epsilon / k: keep that square a normal double (a review: at
     # epsilon = 1e-300 the root search never returned, and an instance budget
-    # of 0 made the fit fail after its charge).
-    _check_round_budgets(epsilon, k, (epsilon / k) ** 2)
+    # of 0 made the fit fail after its charge). Above 1 the square is not
+    # needed: compose_advanced falls back to basic composition there.
+    _check_round_budgets(epsilon, k, min(epsilon / k, 1.0) ** 2)
     if delta == 0:
         eps0 = epsilon / k
         while k * eps0 > epsilon:

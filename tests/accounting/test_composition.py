@@ -45,6 +45,15 @@ def test_advanced_composition_falls_back_to_basic_when_tighter():
     assert compose_advanced(1.0, k=10, delta_slack=1e-5) == PrivacyCost(10.0, 0.0)
 
 
+def test_advanced_composition_at_a_subnormal_slack():
+    # log(1 / 1e-310) overflowed to inf, so the bound fell back to basic.
+    advanced = compose_advanced(0.001, k=10**6, delta_slack=1e-310)
+    expected = math.sqrt(2e6 * 310 * math.log(10)) * 0.001 + 1e6 * 0.001 * math.expm1(
+        0.001
+    )
+    assert advanced == PrivacyCost(pytest.approx(expected, rel=1e-12), 1e-310)
+
+
 @given(
     eps=st.floats(0.01, 1.0),
     k=st.integers(1, 10_000),

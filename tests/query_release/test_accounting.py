@@ -413,6 +413,34 @@ def test_zcdp_conversion_terminates_at_the_largest_epsilon():
     assert 0 < rho and zcdp_to_approx_dp(rho, 1e-6) <= 1.7e308
 
 
+@pytest.mark.parametrize("delta", [5e-324, 1e-310])
+def test_plans_take_a_subnormal_delta(delta):
+    # 1 / delta overflows at a subnormal delta: log(1 / delta) was inf, so
+    # every MWEM plan was refused, its message blaming epsilon, and advanced
+    # composition fell back to basic composition.
+    log_inv = -math.log(delta)
+    rho = approx_dp_to_zcdp(1.0, delta)
+    assert rho == pytest.approx((math.sqrt(log_inv + 1) - math.sqrt(log_inv)) ** 2)
+    assert zcdp_to_approx_dp(rho, delta) <= 1.0
+    for measurement in ("laplace", "gaussian"):
+        cost = mwem_round_parameters(
+            1.0, delta, 10, selection="exponential", measurement=measurement
+        )["cost"]
+        assert cost.epsilon <= 1.0 and cost.delta <= delta
+    eps0, cost = sparse_vector_pmw_parameters(10.0, delta, 10**4)
+    assert cost.epsilon <= 10.0 and cost.delta <= delta
+    assert eps0 > 10.0 / 10**4  # the advanced bound, not basic composition
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-6, 0.5])
+def test_sparse_vector_plan_at_the_top_of_the_range(delta):
+    # A review: epsilon = 1e300 raised OverflowError (the square of a budget
+    # of one instance, which advanced composition needs only below 1).
+    for n_updates in (1, 3, 1000):
+        eps0, cost = sparse_vector_pmw_parameters(1e300, delta, n_updates)
+        assert 0 < eps0 and cost.epsilon <= 1e300 and cost.delta <= delta
+
+
 @pytest.mark.parametrize("support", ["public", "representative"])
 def test_tiny_epsilon_is_refused_before_the_charge(support):
     X, pub = _binned_data()
