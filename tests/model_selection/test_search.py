@@ -26,7 +26,7 @@ from sklearn_semiprivate import (
 )
 from sklearn_semiprivate.model_selection import PrivateParameterSearch
 from sklearn_semiprivate.model_selection import _private_fits as fits_module
-from sklearn_semiprivate.model_selection import _search as search_module
+from sklearn_semiprivate.model_selection import _search_steps as search_module
 
 
 def _data(n=400, n_pub=40, seed=0, d=3):
