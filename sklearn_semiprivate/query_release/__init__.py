@@ -17,7 +17,7 @@ from ._pmw_budget import (
     sparse_vector_pmw_parameters,
     zcdp_to_approx_dp,
 )
-from ._release import PublicAssistedQueryRelease
+from ._public_assisted import PublicAssistedQueryRelease
 from ._workloads import StumpQueries, ThresholdQueries
 
 __all__ = [

@@ -60,11 +60,14 @@ another: the counts move by ``sqrt(2)`` in L2 and the score by ``2 w_c``, so
 the same run is ``(2 ρ_meas + 4 ρ_sel)``-zCDP for replace-one neighbours.
 Everything else (``N̂``, the fits, the annealing test) reads released values
 and public data only.
+
+The tuned constants are in ``_adaptive_settings.py`` and the building blocks
+of the rounds (candidates, cell counts, the Gaussian measurement and the
+zCDP of a run, the fit's targets) in ``_adaptive_steps.py``.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import itertools
 import math
 
 import numpy as np
@@ -75,94 +78,45 @@ from ..mechanisms import exponential_mechanism
 from ..utils._blas import single_threaded_blas
 from ..utils._rng import check_rng
 from ..utils._validation import check_delta, check_epsilon
+from ._adaptive_settings import (
+    ANNEAL_FACTOR,
+    ANNEAL_ON,
+    BASE_MODEL_CELLS,
+    BASE_STEPS,
+    BASE_TEMPER,
+    LEARNING_RATE,
+    MAX_MODEL_CELLS,
+    MEASUREMENT_SHARE,
+    MIN_COMPONENTS,
+    MIN_ROUNDS_PER_COLUMN,
+    PUBLIC_BASE,
+    PUBLIC_PRIOR,
+    ROUNDS_PER_COLUMN,
+    SMOOTHING_HIGH,
+    SMOOTHING_LOW,
+    STEPS_FINAL,
+    STEPS_ROUND,
+    STEPS_START,
+)
+from ._adaptive_steps import (
+    _codes,
+    _counts,
+    _estimated_total,
+    _fit_inputs,
+    adaptive_zcdp,
+    candidate_cliques,
+    gaussian_counts,
+)
 from ._graphical import GraphicalModel, public_base
 from ._mixture import ProductMixture
 
 __all__ = [
-    "adaptive_zcdp",
-    "candidate_cliques",
     "fit_mixture",
     "mixture_answers",
     "plan_mixture",
     "zcdp_budget",
     "zcdp_privacy",
 ]
-
-# AIM's split of every round's budget: 90% measurement, 10% selection.
-MEASUREMENT_SHARE = 0.9
-# Default round budget T per column, by estimator: ROUNDS_PER_COLUMN scaled by
-# sqrt(epsilon) below epsilon = 1, at least MIN_ROUNDS_PER_COLUMN. The
-# mixture's is AIM's 16 d at epsilon >= 1 (5 d at epsilon = 0.1): with the
-# public rows as a start, a few precise measurements beat many noisy ones at
-# small epsilon (measured on rwm5yr: 6 d beat 16 d at epsilon = 0.1 and lost at
-# 1). The graphical model's is half that from epsilon ~ 0.4 (8 d at epsilon >= 1,
-# 5 d at 0.1): issue 14, scratch, 5 splits of GSSvocab and rwm5yr, i.i.d. and
-# shifted, at epsilon = 0.5 and 1: 8 d instead of 16 d lowered the mean error
-# in 6 of 8 settings (by 1.4-3.7%; rwm5yr shifted rose by 1.4-2.3%) and the
-# max error in 7 of 8 (by 3-25%); at epsilon = 0.1 (3 splits) a floor of 4 d
-# instead of 5 d raised the mean error by up to 2.7% and the max by up to 6.8%.
-ROUNDS_PER_COLUMN = {"mixture": 16, "graphical": 8}
-MIN_ROUNDS_PER_COLUMN = {"mixture": 4, "graphical": 5}
-# Largest measured column set.
-MAX_CLIQUE = 3
-# Starting softness of the public rows: 1 - smoothing on the own category,
-# SMOOTHING_LOW at epsilon <= 0.1 rising linearly in log(epsilon) to
-# SMOOTHING_HIGH at epsilon >= 1 (:func:`starting_smoothing`). The softer the
-# start, the less of the public sample's noise stays in the marginals no round
-# measured; the more precise the measurements, the less the public rows'
-# detail is worth (issue 14, 3 noise draws per split: 0.7 instead of 0.3 cut
-# the mean error at epsilon = 1 by 15-20% on GSSvocab and rwm5yr, i.i.d. and
-# shifted, but raised rwm5yr's max error at epsilon = 0.1 by 15-30%).
-SMOOTHING_LOW = 0.3
-SMOOTHING_HIGH = 0.7
-# The fit's steps (Adam's for the mixture, mirror descent's for the graphical
-# model): learning rate (Adam), steps after the 1-way measurements, per round,
-# and at the end, by estimator (post-processing). The graphical model's final
-# fit stops early: issue 14, scratch, the same rounds refitted (GSSvocab and
-# rwm5yr, i.i.d. and shifted, splits 0-1, 2 noise draws each): at epsilon =
-# 0.5 and 1, 50 final steps instead of 300 lowered the mean error in all 16
-# settings (GSSvocab by 1.3-2.7%, rwm5yr by 0.4-2.1%), and 600 did not lower
-# it (+0.0% to +2.0%); at epsilon = 0.1, 50 against 300 moved the mean by
-# -0.8% to +0.6%. More steps fit the measurements' noise; fewer keep the
-# estimate nearer its public base. It also cuts the fit at epsilon = 0.1
-# (GSSvocab shifted, 3 splits: about 5 s to about 3 s). Per round, 5 or 20
-# steps instead of 10 (16 settings, whole runs) changed the mean error by
-# +0.0% and +1.4% (geometric mean): kept at 10.
-LEARNING_RATE = 0.05
-STEPS_START = 100
-STEPS_ROUND = 10
-STEPS_FINAL = {"mixture": 300, "graphical": 50}
-# What the annealing test compares with the expected noise: "measurement"
-# (the noisy marginal against the estimate it was selected on) or "refit"
-# (AIM's: how far the refit moved the estimate).
-ANNEAL_ON = "measurement"
-# Anneal when that L1 distance is at most this factor times the expected L1
-# norm of the noise, sqrt(2/pi) sigma per cell.
-ANNEAL_FACTOR = 1.2
-# Combine each measured marginal with the public one (empirical Bayes).
-PUBLIC_PRIOR = True
-# Fewest mixture components: distinct public rows are copied up to this many.
-MIN_COMPONENTS = 500
-# The graphical model's base measure: a pair model fitted to the public rows
-# (:func:`public_base`), its pairs chosen by public mutual information within
-# BASE_MODEL_CELLS, fitted in BASE_STEPS mirror-descent steps, its potentials
-# tempered by BASE_TEMPER. Issue 14 (scratch, split 0, 2 paired noise draws,
-# GSSvocab and rwm5yr, i.i.d. and shifted, eps 0.1 and 1): a uniform base
-# (AIM's) left rwm5yr's max error at eps = 1 at .0157; a Chow-Liu tree
-# (pairs shrunk halfway to independence) cut it to .0100 but left max errors
-# of .018-.046 at eps = 0.1, where the unmeasured pairs of the tree's
-# missing edges dominated; this pair model lowered the max error in 6 of 8
-# settings against the tree (rwm5yr i.i.d. eps = 0.1: .0313 against .0459)
-# and the mean in 7 of 8.
-PUBLIC_BASE = True
-BASE_MODEL_CELLS = 2**15
-BASE_STEPS = 300
-BASE_TEMPER = 0.5
-# Largest graphical model (cells of all its maximal cliques): a candidate that
-# would grow the junction tree past it is not selectable (AIM's model-size
-# filter, at a fixed cap rather than AIM's 80 MB growing with the budget used;
-# the message passing of a fit step costs about this many operations).
-MAX_MODEL_CELLS = 2**20
 
 
 def zcdp_privacy(rho, delta, *, orders=None):
@@ -263,75 +217,6 @@ def zcdp_budget(epsilon, delta):
     return lo
 
 
-def adaptive_zcdp(sigmas, selection_epsilons, *, neighbours="add/remove"):
-    """zCDP of Gaussian measurements of counts and exponential-mechanism selections.
-
-    Parameters
-    ----------
-    sigmas : array-like of float
-        Noise standard deviation (in counts) of every measured marginal.
-    selection_epsilons : array-like of float
-        ``ε_sel`` of every selection (sensitivity ``max_c w_c`` under
-        add/remove).
-    neighbours : {"add/remove", "replace-one"}, default="add/remove"
-        Add/remove: L2 sensitivity 1 per marginal, ``Σ 1/(2σ²) + Σ ε²/8``.
-        Replace-one: sensitivity ``sqrt(2)`` and a score sensitivity doubled,
-        ``Σ 1/σ² + Σ (2ε)²/8``.
-
-    Returns
-    -------
-    rho : float
-
-    Examples
-    --------
-    >>> from sklearn_semiprivate.query_release._adaptive import adaptive_zcdp
-    >>> adaptive_zcdp([1.0, 2.0], [0.4])
-    0.645
-    >>> adaptive_zcdp([1.0, 2.0], [0.4], neighbours="replace-one")
-    1.33
-    """
-    sq_sens, sel_factor = {"add/remove": (1.0, 1.0), "replace-one": (2.0, 2.0)}[
-        neighbours
-    ]
-    sigmas = np.asarray(sigmas, dtype=np.float64)
-    eps = np.asarray(selection_epsilons, dtype=np.float64)
-    measure = float(np.sum(sq_sens / (2.0 * sigmas**2)))
-    select = float(np.sum((sel_factor * eps) ** 2 / 8.0))
-    return measure + select
-
-
-def candidate_cliques(subsets, max_size=MAX_CLIQUE):
-    """Column sets of at most ``max_size`` columns inside a workload set, weighted.
-
-    AIM's candidates (its ``compile_workload``): the downward closure of the
-    workload's column sets, each candidate ``c`` weighted by
-    ``sum_S |c ∩ S|``.
-
-    Parameters
-    ----------
-    subsets : array-like of shape (n_subsets, k)
-        The workload's column sets.
-    max_size : int, default=3
-
-    Returns
-    -------
-    cliques : list of tuple
-        Sorted column tuples, by size then lexicographically.
-    weights : ndarray of shape (len(cliques),)
-    """
-    sets = [tuple(sorted(int(c) for c in s)) for s in np.asarray(subsets)]
-    found = set()
-    for s in sets:
-        for r in range(1, min(len(s), max_size) + 1):
-            found.update(itertools.combinations(s, r))
-    cliques = sorted(found, key=lambda c: (len(c), c))
-    members = [set(s) for s in sets]
-    weights = np.array(
-        [sum(len(set(c) & m) for m in members) for c in cliques], dtype=np.float64
-    )
-    return cliques, weights
-
-
 def starting_smoothing(epsilon):
     """Softness of the starting public rows at ``epsilon`` (a parameter: public).
 
@@ -340,20 +225,6 @@ def starting_smoothing(epsilon):
     """
     t = min(max(math.log10(float(epsilon)) + 1.0, 0.0), 1.0)
     return SMOOTHING_LOW + t * (SMOOTHING_HIGH - SMOOTHING_LOW)
-
-
-def _codes(X, cols, cards):
-    """Cell (C order) of every row of ``X`` in the marginal of ``cols``."""
-    code = np.zeros(X.shape[0], dtype=np.int64)
-    for c in cols:
-        code = code * int(cards[c]) + X[:, c].astype(np.int64)
-    return code
-
-
-def _counts(X, cols, cards):
-    """Counts of the cells of column set ``cols`` (C order) over rows ``X``."""
-    size = int(np.prod(np.asarray(cards)[list(cols)]))
-    return np.bincount(_codes(X, cols, cards), minlength=size).astype(np.float64)
 
 
 def plan_mixture(
@@ -437,56 +308,6 @@ def plan_mixture(
         # Reserved before the first private read: the whole budget.
         "cost": zcdp_privacy(rho, delta),
     }
-
-
-def gaussian_counts(counts, sigma, rng):
-    """The Gaussian mechanism on one marginal of counts: ``1 / (2 sigma²)``-zCDP.
-
-    L2 sensitivity 1 under add/remove (one row is in one cell), ``sqrt(2)``
-    under replace-one. ``rng`` is the secret noise generator.
-    """
-    return counts + rng.normal(0.0, sigma, size=counts.size)
-
-
-def _estimated_total(measurements):
-    """Inverse-variance mean of the totals of every noisy marginal (>= 1)."""
-    totals = np.array([y.sum() for _, y, _ in measurements])
-    variances = np.array([s**2 * y.size for _, y, s in measurements])
-    return max(float(np.sum(totals / variances) / np.sum(1.0 / variances)), 1.0)
-
-
-def _fit_inputs(measurements, total, public, n_public, prior):
-    """The fit's targets: measurements of one column set merged, as fractions.
-
-    The noisy counts of one column set are merged by inverse variance, then
-    (``prior``) combined cell by cell with the public marginal, whose variance
-    is its sampling variance ``(p + 1/m) / m`` (``m`` public rows) plus an
-    empirical-Bayes estimate ``tau²`` of its bias: the mean squared gap
-    between it and the private measurement beyond what both variances explain
-    (0 when the public rows look like the private ones; large under a shift).
-    Post-processing: reads released measurements and public data only.
-    """
-    merged = {}
-    for cols, y, sigma in measurements:
-        w = (total / sigma) ** 2  # precision of the fractions y / total
-        acc = merged.setdefault(cols, [0.0, 0.0])
-        acc[0] += w
-        acc[1] = acc[1] + w * (y / total)
-    out = []
-    for cols, (w, wy) in merged.items():
-        y = wy / w
-        if prior:
-            p = public[cols]
-            var_pub = (p + 1.0 / n_public) / n_public
-            gap = np.mean((y - p) ** 2) - np.mean(var_pub + 1.0 / w)
-            w_pub = 1.0 / (var_pub + max(gap, 0.0))
-            y = (w * y + w_pub * p) / (w + w_pub)
-            w = w + w_pub
-        out.append((cols, y, w))
-    # The loss is scaled by the largest precision: Adam does not mind, and
-    # the numbers stay of order 1.
-    top = max(float(np.max(w)) for _, _, w in out)
-    return [(cols, y, w / top) for cols, y, w in out]
 
 
 def _holds(model, clique):

@@ -20,11 +20,10 @@ from sklearn_semiprivate.query_release import (
     _adaptive,
     _mixture,
 )
-from sklearn_semiprivate.query_release._adaptive import (
+from sklearn_semiprivate.query_release._adaptive import zcdp_budget, zcdp_privacy
+from sklearn_semiprivate.query_release._adaptive_steps import (
     adaptive_zcdp,
     candidate_cliques,
-    zcdp_budget,
-    zcdp_privacy,
 )
 from sklearn_semiprivate.query_release._graphical import GraphicalModel
 
