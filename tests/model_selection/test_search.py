@@ -339,6 +339,33 @@ def test_failed_refit_is_reported_without_details(monkeypatch):
     assert ledger.spent() == PrivacyCost(4.0, 0.0)
 
 
+def test_random_stopping_runs_take_the_label_set_of_all_rows(monkeypatch):
+    # A review: runs of candidates without classes= read the label set off
+    # their secret training part, and one fewer row of a rare label made a
+    # run (hence the search) fail 5 times as often. Every run now gets the
+    # label set of all the private rows.
+    from sklearn_semiprivate.model_selection import _private_fits
+
+    X, y, X_pub, _ = _data()
+    y = np.zeros_like(y)
+    y[3] = 1  # a single row of label 1: absent from most training parts
+    original = _private_fits.fit_and_count
+    seen = []
+
+    def spy(est, *args):
+        seen.append(est.get_params()["classes"])
+        return original(est, *args)
+
+    monkeypatch.setattr(_private_fits, "fit_and_count", spy)
+    search = PrivateParameterSearch(
+        SemiPrivateClassifier(), {"epsilon": [0.5, 1.0]}, selection="random_stopping"
+    )
+    with pytest.warns(PrivacyLeakWarning, match="label set"):
+        search.fit(X, y, X_public=PublicData(X_pub))
+    assert seen and all(np.array_equal(c, [0, 1]) for c in seen)
+    np.testing.assert_array_equal(search.best_estimator_.classes_, [0, 1])
+
+
 def test_threading_backend_leaves_warning_filters_alone():
     from joblib import parallel_backend
 
