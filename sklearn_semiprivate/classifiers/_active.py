@@ -208,7 +208,9 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
 
     **Labels read.** ``fit(X, label_oracle=f)`` calls ``f(K)`` once; ``fit(X,
     y)`` simulates it with ``y[K]``: no other label is read, checked or
-    validated (the pool's labels are protected even when present). This holds
+    validated (the pool's labels are protected even when present). So a bad
+    label (NaN, not a class) stops the fit, after its charge, only when its row
+    is queried, an event outside the guarantee (limitations page). This holds
     for ``fit`` only. ``cross_validate``, ``GridSearchCV`` and the like split
     a classifier's rows with ``StratifiedKFold`` by default, which reads
     every label of ``y`` to stratify, and score on the held-out rows, which
