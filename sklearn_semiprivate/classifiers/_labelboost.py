@@ -14,11 +14,12 @@ sub-sampling of Claim 4.3 for a target epsilon below 1) uses the deletion
 fractions and the epsilon = 1 of Alg. 2 step 4; they are module constants
 below, never parameters. The growth constants (the 200 and the 30000 of
 step 2b, the 90000 of the pool) only drive utility and are parameters.
+What the fit works out before its first private read (the label set, the
+schedule, the costs) is in ``_labelboost_plan.py``.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -27,12 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._public import check_public_data, without_column_names
 from ..accounting import PrivacyAccountant
-from ..accounting._reservation import (
-    fit_cost,
-    fit_neighbours,
-    replace_one_cost,
-    reserve_on_every_ledger,
-)
+from ..accounting._reservation import reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -46,6 +42,7 @@ from ..utils._sklearn_compat import (
 from . import _labelboost_steps as steps
 from ._base import check_private_labels, prepare_fit_data
 from ._delegate import FittedBaseMixin
+from ._labelboost_plan import _UNLABELED, LabelBoostPlanMixin
 from ._labelboost_steps import (
     LabelBoostSchedule,
     labelboost_privacy_cost,
@@ -59,11 +56,10 @@ __all__ = [
     "labelboost_schedule",
 ]
 
-# The semi-supervised convention of scikit-learn: y == -1 marks unlabeled rows.
-_UNLABELED = -1
 
-
-class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
+class LabelBoostClassifier(
+    LabelBoostPlanMixin, FittedBaseMixin, ClassifierMixin, BaseEstimator
+):
     """Private learning from few labeled and many unlabeled private rows.
 
     Beimel, Nissim & Stemmer, Algorithm 3 (LabelBoost) around Algorithm 2
@@ -406,132 +402,6 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
         self.privacy_spent_ = cost
         return self
 
-    def _check_classes(self, classes, quote_size=True):
-        """Two classes, none of them -1; ``quote_size=False`` when read off
-        the private labels (the count of distinct private labels is private)."""
-        if classes.size != 2:
-            size = (
-                f"the label set has {classes.size} classes"
-                if quote_size
-                else (
-                    "the label set read from the private labels (no classes= and "
-                    "no public labels) does not have two classes"
-                )
-            )
-            raise ValueError(
-                "Only binary classification is supported by LabelBoostClassifier "
-                f"(dichotomies, Alg. 2); {size}. Pass classes=[a, b]."
-            )
-        if np.any(np.asarray(classes.astype(object) == _UNLABELED, dtype=bool)):
-            raise ValueError(
-                "-1 marks unlabeled rows and cannot be a class (labels in "
-                "{-1, +1} would make every -1 row unlabeled); relabel the "
-                "classes (e.g. to 0/1), in y, classes= and y_public alike."
-            )
-        return classes
-
-    def _relabeling_class(self, n_features):
-        """The class whose dichotomies Alg. 2 enumerates."""
-        spec = self.hypothesis_class
-        if isinstance(spec, str):
-            if n_features != 1:
-                raise ValueError(
-                    f"LabelBoostClassifier's hypothesis_class={spec!r} (the class "
-                    "whose dichotomies it enumerates; 'thresholds' is its "
-                    "default) is a 1-D class: X must have one feature, got "
-                    f"{n_features}. For several features pass a class object, "
-                    "e.g. hypothesis_class=hypotheses.DecisionStumps(), with "
-                    "vc_dim=."
-                )
-            return steps._BUILTIN_CLASSES[spec]()
-        return clone(spec)
-
-    def _declared_classes(self):
-        """``classes``, else the base learner's ``classes`` (both public)."""
-        if self.classes is not None:
-            return self.classes
-        return self.estimator.get_params(deep=False).get("classes")
-
-    def _base_cost(self, **fit_params):
-        """The base learner's replace-one cost, or a TypeError naming what is
-        missing.
-
-        Lemma 4.6 needs a base learner private for replace-one neighbours of
-        its sample: its stated cost when that holds for replace-one (or both),
-        else the group-privacy doubling of it (an add/remove learner such as
-        the tree or the logistic regression; a review found the add/remove
-        epsilon checked against Lemma 4.6's bound of 1).
-        """
-        try:
-            cost = fit_cost(self.estimator, **fit_params)
-        except TypeError as exc:
-            raise TypeError(
-                "LabelBoostClassifier needs a private base learner (one that "
-                f"states its (epsilon, delta)): {exc}"
-            ) from None
-        if fit_neighbours(self.estimator, **fit_params) in ("both", "replace-one"):
-            return cost
-        return replace_one_cost(cost)
-
-    def _n_base(self, n_unlabeled):
-        if self.n_base is not None:
-            return self.n_base
-        n = math.floor(n_unlabeled / self.pool_factor)
-        if n < 1:
-            raise ValueError(
-                f"n_base=None takes n = n_unlabeled // pool_factor (the paper's "
-                f"pool of {self.pool_factor:g} n unlabeled rows), but there are "
-                f"{n_unlabeled} unlabeled rows. Pass n_base=... (the base "
-                "learner's sample complexity) or more unlabeled rows."
-            )
-        return n
-
-    def _schedule(self, n_labeled, n_unlabeled):
-        """The whole schedule from public counts, or a ValueError naming needs."""
-        q = steps._subsample_rate(self.epsilon)
-        m, u = math.floor(q * n_labeled), math.floor(q * n_unlabeled)
-        n = self._n_base(n_unlabeled)
-        params = {
-            "vc_dim": self._relabeling_class_vc(),
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "growth_denominator": self.growth_denominator,
-            "batch_factor": self.batch_factor,
-        }
-        try:
-            schedule = labelboost_schedule(m, u, n_base=n, **params)
-        except steps._ScheduleError as exc:
-            need_m, need_u = steps._minimum_labeled(n, **params)
-            raise ValueError(
-                f"LabelBoost cannot run on {n_labeled} labeled and {n_unlabeled} "
-                f"unlabeled rows ({exc}). With n_base={n} it needs at least "
-                f"{math.ceil(need_m / q)} labeled rows and "
-                f"{math.ceil(need_u / q)} unlabeled rows"
-                + (f" (epsilon={self.epsilon:g} keeps a {q:.4g} fraction, "
-                   "Claim 4.3)" if q < 1 else "")
-                + f", or {math.ceil(steps._FINAL_KEEP * n / q)} labeled rows and no "
-                "round. The deletion fractions are privacy steps; the growth "
-                "constants (growth_denominator, batch_factor) only drive "
-                "utility."
-            ) from None  # fmt: skip
-        if schedule.base_rows < 1:
-            raise ValueError(
-                f"LabelBoost keeps 1/{steps._FINAL_KEEP} of the labeled rows for the "
-                f"base learner (Alg. 3 step 3): {m} rows leave none."
-            )
-        return schedule
-
-    def _relabeling_class_vc(self):
-        """VC dimension of the relabeling class, for step 2b."""
-        if self.vc_dim is not None:
-            return self.vc_dim
-        if isinstance(self.hypothesis_class, str):
-            return steps._BUILTIN_VC[self.hypothesis_class]
-        raise ValueError(
-            "vc_dim is required with a custom hypothesis_class: step 2b's "
-            "batch size depends on the VC dimension."
-        )
-
     def _base_estimator(self, estimator, classes, rng, cleared):
         """The clone of ``estimator``: label set, public-side seed, no ledger.
 
@@ -545,27 +415,6 @@ class LabelBoostClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
             estimator.set_params(classes=classes)
         # Package estimators seed only their public side with random_state.
         return seed_unset_random_states(estimator, public_seed(rng))
-
-    def _privacy_neighbours(self, **fit_params):
-        """The neighbours ``_privacy_cost`` holds for: ``"restricted"``.
-
-        Theorem 4.13 covers a labeled row replaced by a labeled one, or an
-        unlabeled by an unlabeled one; the number of labeled rows is public
-        (``labeled_sizes_``), so a labeled row replaced by an unlabeled one is
-        not covered at any cost.
-        """
-        return "restricted"
-
-    def _privacy_cost(self, **fit_params):
-        """Theorem 4.13/4.14's guarantee, from the parameters alone."""
-        cost = labelboost_privacy_cost(self._base_cost(**fit_params), self.epsilon)
-        if self.delta is not None and cost.delta > self.delta:
-            raise ValueError(
-                f"The guarantee's delta {cost.delta:.3g} (Lemma 4.6: 41 times the "
-                "base learner's delta) exceeds delta="
-                f"{self.delta:g}. Lower the base learner's delta."
-            )
-        return cost
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

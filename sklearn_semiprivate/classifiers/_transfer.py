@@ -32,6 +32,7 @@ from ..exceptions import PrivacyLeakWarning
 from ..utils._nested_fit import dropped_warnings, seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
+from . import _transfer_checks as checks
 from . import _transfer_steps as steps
 from ._base import check_private_labels, prepare_fit_data
 from ._delegate import FittedBaseMixin, base_has
@@ -372,15 +373,15 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
         """
         progress = FitProgress(self, self.verbose)
         rng_agents, rng_learner, rng_draws = spawn_rngs(self.random_state, 3)
-        steps.check_target_source(X_target, y_target, target_oracle)
+        checks.check_target_source(X_target, y_target, target_oracle)
         # The learner's parameters are checked first (free): a bad one must
         # not cost, nor wait for the first round's fit to be found.
         learner = clone(self.estimator)
         validate_learner_params(learner)
         if self.private:
-            steps.check_private_learner(learner.get_params(deep=False))
+            checks.check_private_learner(learner.get_params(deep=False))
             # It would read its box off the secret draws, outside Claim 4.1.
-            steps.check_learner_bounds(learner, has_public=X_public is not None)
+            checks.check_learner_bounds(learner, has_public=X_public is not None)
         with warnings.catch_warnings():
             if not self.private:
                 # Algorithm 1 is not private: reading the labels is no leak.
@@ -392,7 +393,7 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
         n, d = data.X.shape
         n_target = None
         if target_oracle is None:
-            X_target, y_target = steps.check_target(
+            X_target, y_target = checks.check_target(
                 X_target, y_target, d, classes=data.classes
             )
             n_target = X_target.shape[0]
@@ -464,7 +465,7 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
                 )  # fmt: skip
             h = fitted.estimator
             if target_oracle is not None:
-                a_t = steps.check_oracle_answer(target_oracle(h))
+                a_t = checks.check_oracle_answer(target_oracle(h))
                 asked = 0
             elif self.private:
                 # One answer per agent of batch t, through the LDP randomizer.

@@ -35,7 +35,7 @@ ALPHA_MAX = 0.125
 def leaks_are_errors(private):
     """Algorithm 2: a ``PrivacyLeakWarning`` of the learner's fit is an error.
 
-    The backstop of :func:`~._transfer_steps.check_learner_bounds`: a learner
+    The backstop of :func:`~._transfer_checks.check_learner_bounds`: a learner
     that reads a value off the curator's draws outside its mechanisms (its
     bounds, its label set) makes the round's cost unknown, so the fit stops
     there (the ledgers stay charged) rather than return a model whose

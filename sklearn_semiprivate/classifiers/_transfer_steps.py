@@ -6,16 +6,15 @@ curator rows ``n`` is public: the curator's neighbours are replace-one,
 Claim 4.1), except :func:`curator_round`, :func:`reweigh` and
 :func:`local_test`, which read private rows through the mechanisms named
 next to each read. The estimator (``_transfer.py``) reads the constants from
-here at call time, so the tests' mutants patch one place.
+here at call time, so the tests' mutants patch one place. The checks of the
+learner and of the target are in ``_transfer_checks.py``.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
 import math
-from numbers import Real
 
 import numpy as np
-from sklearn.utils import check_array
 
 from ..accounting import PrivacyCost, compose_advanced
 from ..accounting._reservation import replace_one_cost
@@ -27,19 +26,14 @@ from ..mechanisms import (
 )
 from ..utils._nested_fit import dropped_warnings
 from ..utils._numeric import exp_or_inf
-from ..utils._private_errors import call_on_private
 from ..utils._private_predict import rowwise
+from ._transfer_checks import check_private_learner
 
 __all__ = [
     "LEARNER_EPSILON",
     "FitWith",
     "agents_per_round",
-    "check_learner_bounds",
     "check_learner_cost",
-    "check_oracle_answer",
-    "check_private_learner",
-    "check_target",
-    "check_target_source",
     "curator_privacy_cost",
     "curator_round",
     "curator_rows_needed",
@@ -137,66 +131,6 @@ def learner_delta(kappa, delta, rounds):
     True
     """
     return kappa * delta / (8.0 * math.e * rounds)
-
-
-def check_private_learner(params):
-    """Raise unless the learner's parameters include ``epsilon`` (a DP learner).
-
-    Examples
-    --------
-    >>> from sklearn_semiprivate.classifiers._transfer_steps import (
-    ...     check_private_learner)
-    >>> check_private_learner({"epsilon": 1.0, "delta": 1e-5})
-    """
-    if "epsilon" not in params:
-        raise TypeError(
-            "private=True needs a differentially private learner with an "
-            "'epsilon' parameter (e.g. PrivateSGDClassifier): Section 4 runs it "
-            "at epsilon = 1."
-        )
-
-
-def check_learner_bounds(learner, has_public):
-    """Refuse a learner that would read its domain box off its private rows.
-
-    A learner of this package with a ``bounds`` parameter (at any depth, e.g.
-    the last step of a pipeline) left at None and no public data to take the
-    box from reads the range of the rows it is fitted on, the curator's
-    secret draws, outside its stated cost (with a ``PrivacyLeakWarning``):
-    Claim 4.1 would not cover the round. Checked on parameters alone, before
-    the charge.
-
-    Parameters
-    ----------
-    learner : estimator
-        The learner (``get_params(deep=True)`` is read).
-    has_public : bool
-        Whether public rows are routed to the learner's fit.
-
-    Examples
-    --------
-    >>> from sklearn_semiprivate import PrivateSGDClassifier
-    >>> from sklearn_semiprivate.classifiers._transfer_steps import (
-    ...     check_learner_bounds)
-    >>> check_learner_bounds(PrivateSGDClassifier(bounds=(-1, 1)), False)
-    >>> check_learner_bounds(PrivateSGDClassifier(), True)
-    """
-    if has_public:
-        return
-    unset = sorted(
-        key
-        for key, value in learner.get_params(deep=True).items()
-        if value is None and key.rsplit("__", 1)[-1] == "bounds"
-    )
-    if unset:
-        names = ", ".join(f"estimator__{key}" for key in unset)
-        raise ValueError(
-            f"The learner's bounds are None ({names}) and no public data is "
-            "passed to fit: each round it would read its domain box off the "
-            "curator's private draws, outside the accounting (Claim 4.1 covers "
-            "the learner's stated cost only). Set the learner's bounds= or pass "
-            "X_public."
-        )
 
 
 def check_learner_cost(stated):
@@ -517,88 +451,3 @@ class FitWith:
     def fit(self, X, y):
         self.estimator.fit(X, y, **self._fit_kw)
         return self
-
-
-def check_target_source(X_target, y_target, target_oracle):
-    """Exactly one of ``(X_target, y_target)`` and ``target_oracle``; no read."""
-    if target_oracle is not None:
-        if X_target is not None or y_target is not None:
-            raise ValueError("Give X_target/y_target or target_oracle, not both.")
-        if not callable(target_oracle):
-            raise TypeError("target_oracle must be callable: h -> loss estimate.")
-        return
-    if X_target is None or y_target is None:
-        raise ValueError(
-            "SubsampleTestReweighClassifier needs the target: pass X_target and "
-            "y_target (the local agents' rows) or target_oracle (h -> privatized "
-            "loss estimate) to fit."
-        )
-
-
-def check_target(X_target, y_target, n_features, classes=None):
-    """Format checks of the agents' rows; no value is quoted in an error.
-
-    With ``classes``, every target label must be one of them (a label no
-    hypothesis can predict would count as a loss in every round).
-    """
-    X_target = call_on_private(
-        check_array, X_target, dtype=np.float64, ensure_all_finite=True,
-        what="the target rows (X_target)",
-    )  # fmt: skip
-    if X_target.shape[1] != n_features:
-        raise ValueError(
-            f"X_target has {X_target.shape[1]} features, but X has {n_features}: "
-            "the target rows must have the curator's features."
-        )
-    y_target = call_on_private(
-        check_array, y_target, ensure_2d=False, dtype=None,
-        ensure_all_finite=True,
-        what="the target labels (y_target)",
-    )  # fmt: skip
-    if y_target.ndim != 1 or y_target.shape[0] != X_target.shape[0]:
-        raise ValueError(
-            "y_target must be 1-D with one label per row of X_target (the "
-            "shapes are not quoted: they hold the number of private rows)."
-        )
-    if classes is not None:
-        known = set(np.asarray(classes).tolist())
-        if not set(y_target.tolist()) <= known:
-            raise ValueError(
-                "y_target has labels that are not among the classes (the "
-                "learner's classes=, else the public labels, else the private "
-                "ones); no label is quoted. The target's labels must be the "
-                "source's."
-            )
-    return X_target, y_target
-
-
-def check_oracle_answer(answer):
-    """A ``target_oracle`` answer as a float: a finite real scalar.
-
-    Out-of-``[0, 1]`` values are accepted (a de-biased randomized estimate
-    can be). Strings, booleans, None, complex numbers and arrays of other
-    than one element are a ``TypeError``; NaN and infinities a
-    ``ValueError``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from sklearn_semiprivate.classifiers._transfer_steps import (
-    ...     check_oracle_answer)
-    >>> check_oracle_answer(np.float32(0.25)), check_oracle_answer(-0.1)
-    (0.25, -0.1)
-    """
-    value = answer
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        value = value[()]
-    if isinstance(value, (bool, np.bool_)) or not isinstance(
-        value, (Real, np.integer, np.floating)
-    ):
-        raise TypeError(
-            "target_oracle must return a real number (the estimated 0-1 loss of "
-            f"the hypothesis), got {type(answer).__name__}."
-        )
-    value = float(value)
-    if not math.isfinite(value):
-        raise ValueError("target_oracle must return a finite loss estimate.")
-    return value

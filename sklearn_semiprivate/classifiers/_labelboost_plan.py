@@ -1,0 +1,183 @@
+"""What a LabelBoostClassifier fit works out before its first private read.
+
+:class:`LabelBoostPlanMixin` holds the checks of the label set (two classes,
+none of them the ``-1`` that marks unlabeled rows) and of the class whose
+dichotomies Alg. 2 enumerates, the base learner's replace-one cost (Lemma
+4.6's premise), the schedule of Alg. 3 from the public counts of labeled and
+unlabeled rows (or a ``ValueError`` naming the rows it needs), and the
+guarantee of Theorems 4.13-4.14 with its neighbour relation: public
+parameters and counts only, all before the charge. The privacy constants are
+read from ``_labelboost_steps`` at call time, so the tests' mutants patch one
+place.
+"""
+
+# SPDX-License-Identifier: BSD-3-Clause
+
+import math
+
+import numpy as np
+from sklearn.base import clone
+
+from ..accounting._reservation import fit_cost, fit_neighbours, replace_one_cost
+from . import _labelboost_steps as steps
+from ._labelboost_steps import labelboost_privacy_cost, labelboost_schedule
+
+__all__ = ["LabelBoostPlanMixin"]
+
+# The semi-supervised convention of scikit-learn: y == -1 marks unlabeled rows.
+_UNLABELED = -1
+
+
+class LabelBoostPlanMixin:
+    """Label set, relabeling class, schedule and costs: public work only.
+
+    Mixed into :class:`LabelBoostClassifier`, whose ``fit`` calls them before
+    the charge (and whose ``_privacy_cost`` a search or a pipeline reserves).
+    """
+
+    def _check_classes(self, classes, quote_size=True):
+        """Two classes, none of them -1; ``quote_size=False`` when read off
+        the private labels (the count of distinct private labels is private)."""
+        if classes.size != 2:
+            size = (
+                f"the label set has {classes.size} classes"
+                if quote_size
+                else (
+                    "the label set read from the private labels (no classes= and "
+                    "no public labels) does not have two classes"
+                )
+            )
+            raise ValueError(
+                "Only binary classification is supported by LabelBoostClassifier "
+                f"(dichotomies, Alg. 2); {size}. Pass classes=[a, b]."
+            )
+        if np.any(np.asarray(classes.astype(object) == _UNLABELED, dtype=bool)):
+            raise ValueError(
+                "-1 marks unlabeled rows and cannot be a class (labels in "
+                "{-1, +1} would make every -1 row unlabeled); relabel the "
+                "classes (e.g. to 0/1), in y, classes= and y_public alike."
+            )
+        return classes
+
+    def _relabeling_class(self, n_features):
+        """The class whose dichotomies Alg. 2 enumerates."""
+        spec = self.hypothesis_class
+        if isinstance(spec, str):
+            if n_features != 1:
+                raise ValueError(
+                    f"LabelBoostClassifier's hypothesis_class={spec!r} (the class "
+                    "whose dichotomies it enumerates; 'thresholds' is its "
+                    "default) is a 1-D class: X must have one feature, got "
+                    f"{n_features}. For several features pass a class object, "
+                    "e.g. hypothesis_class=hypotheses.DecisionStumps(), with "
+                    "vc_dim=."
+                )
+            return steps._BUILTIN_CLASSES[spec]()
+        return clone(spec)
+
+    def _declared_classes(self):
+        """``classes``, else the base learner's ``classes`` (both public)."""
+        if self.classes is not None:
+            return self.classes
+        return self.estimator.get_params(deep=False).get("classes")
+
+    def _base_cost(self, **fit_params):
+        """The base learner's replace-one cost, or a TypeError naming what is
+        missing.
+
+        Lemma 4.6 needs a base learner private for replace-one neighbours of
+        its sample: its stated cost when that holds for replace-one (or both),
+        else the group-privacy doubling of it (an add/remove learner such as
+        the tree or the logistic regression; a review found the add/remove
+        epsilon checked against Lemma 4.6's bound of 1).
+        """
+        try:
+            cost = fit_cost(self.estimator, **fit_params)
+        except TypeError as exc:
+            raise TypeError(
+                "LabelBoostClassifier needs a private base learner (one that "
+                f"states its (epsilon, delta)): {exc}"
+            ) from None
+        if fit_neighbours(self.estimator, **fit_params) in ("both", "replace-one"):
+            return cost
+        return replace_one_cost(cost)
+
+    def _n_base(self, n_unlabeled):
+        if self.n_base is not None:
+            return self.n_base
+        n = math.floor(n_unlabeled / self.pool_factor)
+        if n < 1:
+            raise ValueError(
+                f"n_base=None takes n = n_unlabeled // pool_factor (the paper's "
+                f"pool of {self.pool_factor:g} n unlabeled rows), but there are "
+                f"{n_unlabeled} unlabeled rows. Pass n_base=... (the base "
+                "learner's sample complexity) or more unlabeled rows."
+            )
+        return n
+
+    def _schedule(self, n_labeled, n_unlabeled):
+        """The whole schedule from public counts, or a ValueError naming needs."""
+        q = steps._subsample_rate(self.epsilon)
+        m, u = math.floor(q * n_labeled), math.floor(q * n_unlabeled)
+        n = self._n_base(n_unlabeled)
+        params = {
+            "vc_dim": self._relabeling_class_vc(),
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "growth_denominator": self.growth_denominator,
+            "batch_factor": self.batch_factor,
+        }
+        try:
+            schedule = labelboost_schedule(m, u, n_base=n, **params)
+        except steps._ScheduleError as exc:
+            need_m, need_u = steps._minimum_labeled(n, **params)
+            raise ValueError(
+                f"LabelBoost cannot run on {n_labeled} labeled and {n_unlabeled} "
+                f"unlabeled rows ({exc}). With n_base={n} it needs at least "
+                f"{math.ceil(need_m / q)} labeled rows and "
+                f"{math.ceil(need_u / q)} unlabeled rows"
+                + (f" (epsilon={self.epsilon:g} keeps a {q:.4g} fraction, "
+                   "Claim 4.3)" if q < 1 else "")
+                + f", or {math.ceil(steps._FINAL_KEEP * n / q)} labeled rows and no "
+                "round. The deletion fractions are privacy steps; the growth "
+                "constants (growth_denominator, batch_factor) only drive "
+                "utility."
+            ) from None  # fmt: skip
+        if schedule.base_rows < 1:
+            raise ValueError(
+                f"LabelBoost keeps 1/{steps._FINAL_KEEP} of the labeled rows for the "
+                f"base learner (Alg. 3 step 3): {m} rows leave none."
+            )
+        return schedule
+
+    def _relabeling_class_vc(self):
+        """VC dimension of the relabeling class, for step 2b."""
+        if self.vc_dim is not None:
+            return self.vc_dim
+        if isinstance(self.hypothesis_class, str):
+            return steps._BUILTIN_VC[self.hypothesis_class]
+        raise ValueError(
+            "vc_dim is required with a custom hypothesis_class: step 2b's "
+            "batch size depends on the VC dimension."
+        )
+
+    def _privacy_neighbours(self, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for: ``"restricted"``.
+
+        Theorem 4.13 covers a labeled row replaced by a labeled one, or an
+        unlabeled by an unlabeled one; the number of labeled rows is public
+        (``labeled_sizes_``), so a labeled row replaced by an unlabeled one is
+        not covered at any cost.
+        """
+        return "restricted"
+
+    def _privacy_cost(self, **fit_params):
+        """Theorem 4.13/4.14's guarantee, from the parameters alone."""
+        cost = labelboost_privacy_cost(self._base_cost(**fit_params), self.epsilon)
+        if self.delta is not None and cost.delta > self.delta:
+            raise ValueError(
+                f"The guarantee's delta {cost.delta:.3g} (Lemma 4.6: 41 times the "
+                "base learner's delta) exceeds delta="
+                f"{self.delta:g}. Lower the base learner's delta."
+            )
+        return cost
