@@ -99,6 +99,12 @@ class LabelBoostClassifier(
         distinct points of ``X`` that the class realizes. The strings are 1-D
         classes (one feature); with several features pass an object, e.g.
         :class:`~sklearn_semiprivate.hypotheses.DecisionStumps`, and ``vc_dim``.
+        Unlike elsewhere in this package, its ``cover`` runs on private
+        points: the class must be fixed in advance (``PartitionLabelings``
+        with a string partitioner, which fits its cells on those points, is
+        refused) and take any finite point. Its warnings there are dropped,
+        and an error it raises is replaced by one that does not show it
+        (whether it fails still depends on the private points).
     vc_dim : int, default=None
         VC dimension of ``hypothesis_class`` (step 2b). None: 2 for
         thresholds, 3 for intervals; required for another class.

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.base import clone
 
 from ..accounting._reservation import fit_cost, fit_neighbours, replace_one_cost
+from ..hypotheses import PartitionLabelings
 from . import _labelboost_steps as steps
 from ._labelboost_steps import labelboost_privacy_cost, labelboost_schedule
 
@@ -73,6 +74,19 @@ class LabelBoostPlanMixin:
                     "vc_dim=."
                 )
             return steps._BUILTIN_CLASSES[spec]()
+        if isinstance(spec, PartitionLabelings) and isinstance(spec.partitioner, str):
+            # Alg. 2 enumerates the labelings of S ∘ T by a class C fixed in
+            # advance (Lemma 4.6 compares the dichotomies of neighbouring
+            # samples under the same C). These cells would be fitted on the
+            # private points themselves, so one point could move them all.
+            raise ValueError(
+                f"PartitionLabelings({spec.partitioner!r}) fits its cells on the "
+                "points it covers, which are private here: it is not a class "
+                "fixed in advance, as LabelBoost's relabeling needs. Fit a "
+                "partitioner on public rows and pass it, e.g. "
+                "PartitionLabelings(DecisionTreeClassifier(max_leaf_nodes=8)"
+                ".fit(X_pub, y_pub)), or use another class."
+            )
         return clone(spec)
 
     def _declared_classes(self):

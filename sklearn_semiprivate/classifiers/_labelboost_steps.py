@@ -17,6 +17,7 @@ import numpy as np
 from ..accounting import PrivacyCost
 from ..hypotheses import Intervals, Thresholds
 from ..mechanisms import ExponentialMechanism
+from ..utils._nested_fit import dropped_warnings
 
 __all__ = [
     "LabelBoostSchedule",
@@ -266,8 +267,26 @@ def _relabel(hypothesis_class, classes, X_S, y_S, X_T, rng):
     points, so it never leaves this function). Step 4: the exponential
     mechanism with epsilon 1 (``_STEP4_EPSILON``), scored on ``S`` only. Step 5:
     every row of ``S ∘ T`` relabeled by the winner.
+
+    The class's own code runs on private points here, after the charge, so
+    its warnings are dropped and an error it raises is replaced by one that
+    shows neither its text nor its type (a review: a private point near the
+    float32 range made a tree partition raise "Input X contains infinity",
+    and k-means warned with a count of distinct clusters).
     """
     X_ST = np.vstack([X_S, X_T])
-    cover = hypothesis_class.cover(X_ST, classes=classes)
-    member = cover.sample_exponential(X_S, y_S, _STEP4_EPSILON, random_state=rng)
-    return X_ST, cover.predict(member, X_ST)
+    try:
+        with dropped_warnings(), np.errstate(all="ignore"):
+            cover = hypothesis_class.cover(X_ST, classes=classes)
+            member = cover.sample_exponential(
+                X_S, y_S, _STEP4_EPSILON, random_state=rng
+            )
+            return X_ST, cover.predict(member, X_ST)
+    except Exception:
+        pass
+    raise RuntimeError(
+        "The relabeling class (hypothesis_class) failed on the private points "
+        "after LabelBoost's budget was charged. Its error is not shown: it "
+        "depends on the private rows. Check that its cover() takes any finite "
+        "point, e.g. by building a cover of your public points."
+    )

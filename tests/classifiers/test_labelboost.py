@@ -16,6 +16,7 @@ Privacy is checked the way Lemma 4.6 argues it:
 """
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ from sklearn_semiprivate import (
 )
 from sklearn_semiprivate.audit import epsilon_lower_bound
 from sklearn_semiprivate.classifiers import _labelboost_steps as lb
-from sklearn_semiprivate.hypotheses import Thresholds
+from sklearn_semiprivate.hypotheses import PartitionLabelings, Thresholds
 from sklearn_semiprivate.mechanisms import ExponentialMechanism
 
 CLASSES = np.array([0, 1])
@@ -348,6 +349,18 @@ def fresh_accountant():
         ({"classes": [0, 1, 2]}, None, ValueError, "Only binary"),
         ({"classes": [-1, 1]}, None, ValueError, "cannot be a class"),
         ({"hypothesis_class": Thresholds()}, None, ValueError, "vc_dim"),
+        (
+            {"hypothesis_class": PartitionLabelings("kmeans"), "vc_dim": 3},
+            None,
+            ValueError,
+            "fixed in advance",
+        ),
+        (
+            {"hypothesis_class": PartitionLabelings("quantile"), "vc_dim": 3},
+            None,
+            ValueError,
+            "fixed in advance",
+        ),
         ({"estimator": base(), "delta": 0.0}, "delta", ValueError, "exceeds delta"),
     ],
 )
@@ -449,6 +462,53 @@ def test_ledger_on_the_base_learner_only_is_charged_labelboosts_cost_first():
     # Lemma 4.6's (1, 41 delta), not the base learner's (1, delta).
     assert base_acc.spent() == clf.privacy_spent_ == PrivacyCost(1.0, 41e-6)
     assert len(base_acc.history) == 1
+
+
+class WarningThresholds(Thresholds):
+    """Warns on the points it covers (as k-means did, naming a count)."""
+
+    def cover(self, X_public, classes=(0, 1)):
+        warnings.warn(
+            "Number of distinct clusters (2) found", UserWarning, stacklevel=2
+        )
+        np.float32(1e39)  # an overflow RuntimeWarning too
+        return super().cover(X_public, classes)
+
+
+class FailingThresholds(Thresholds):
+    """Raises on the points it covers (as a float32 tree did on 1e39)."""
+
+    def cover(self, X_public, classes=(0, 1)):
+        raise ValueError("Input X contains infinity: row 7 is 1e39")
+
+
+def test_relabeling_class_warnings_on_private_points_are_dropped():
+    # A review: the relabeling class's cover runs on private points after the
+    # charge; its warnings (k-means naming a count) reached the user.
+    X, y = make_data(621, 440_000)
+    clf = LabelBoostClassifier(
+        base(), hypothesis_class=WarningThresholds(), vc_dim=2,
+        n_base=10, growth_denominator=0.1, classes=[0, 1],
+    )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.fit(X, y)
+    assert clf.n_rounds_ >= 1
+
+
+def test_relabeling_class_error_on_private_points_is_not_shown():
+    # ... and its errors ("Input X contains infinity") escaped with their text.
+    X, y = make_data(621, 440_000)
+    acc = fresh_accountant()
+    clf = LabelBoostClassifier(
+        base(), hypothesis_class=FailingThresholds(), vc_dim=2, accountant=acc,
+        n_base=10, growth_denominator=0.1, classes=[0, 1],
+    )  # fmt: skip
+    with pytest.raises(RuntimeError, match="not shown") as info:
+        clf.fit(X, y)
+    assert "1e39" not in str(info.value) and "infinity" not in str(info.value)
+    assert info.value.__cause__ is None and info.value.__context__ is None
+    assert acc.spent() == clf._privacy_cost()  # charged before the rounds
 
 
 def test_nested_ledger_reserved_before_the_base_parameters_are_read_privately():
