@@ -28,6 +28,7 @@ __all__ = [
     "fit_and_count",
     "fit_hidden",
     "fit_only",
+    "open_classes",
     "search_ledger",
 ]
 
@@ -38,18 +39,48 @@ def candidate(estimator, params, accountant, *, classes=None):
     The parameter values are cloned too (as ``GridSearchCV`` does), so that
     runs never share a mutable hypothesis class or final estimator. Progress
     output is switched off: printed by the secret runs, it would count them.
-    ``classes`` (public) fills every undeclared ``classes`` parameter.
+    ``classes`` fills every open ``classes`` parameter (:func:`open_classes`).
     """
     est = clone(estimator).set_params(**clone(params, safe=False))
-    deep = est.get_params(deep=True)
     quiet(est)
     updates = dict.fromkeys(accountant_keys(est), accountant)
     if classes is not None:
-        for key, value in deep.items():
-            if (key == "classes" or key.endswith("__classes")) and value is None:
-                updates[key] = classes
+        updates.update(dict.fromkeys(open_classes(est), classes))
     est.set_params(**updates)
     return est
+
+
+def open_classes(estimator):
+    """The ``classes`` parameters that a label set given from outside fills.
+
+    Those left None under no declared one: a meta-estimator that declares
+    ``classes`` hands its (public) label set to the estimators inside it, so
+    theirs are not open (a review: a search filled the base learner of an
+    active classifier declaring ``classes=[0, 1, 2]`` with the private label
+    set, which then showed in the fitted model).
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_semiprivate import (
+    ...     SemiPrivateClassifier, SubSamplingActiveClassifier)
+    >>> from sklearn_semiprivate.model_selection._candidates import open_classes
+    >>> open_classes(make_pipeline(StandardScaler(), SemiPrivateClassifier()))
+    ['semiprivateclassifier__classes']
+    >>> open_classes(SubSamplingActiveClassifier(
+    ...     SemiPrivateClassifier(), classes=[0, 1]))
+    []
+    """
+    deep = estimator.get_params(deep=True)
+    slots = [k for k in deep if k == "classes" or k.endswith("__classes")]
+    declared = [k[: -len("classes")] for k in slots if deep[k] is not None]
+    return [
+        k
+        for k in slots
+        if deep[k] is None
+        and not any(k[: -len("classes")].startswith(d) for d in declared)
+    ]
 
 
 def describe(params):

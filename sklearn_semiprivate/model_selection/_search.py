@@ -30,7 +30,7 @@ from sklearn.utils import check_array, check_consistent_length, indexable
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from .._public import PublicData
+from .._public import PublicData, resolve_classes
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import fit_cost, fit_neighbours, reserve_budget
 from ..exceptions import PrivacyLeakWarning
@@ -43,7 +43,13 @@ from ..utils._sklearn_compat import (
     StrOptions,
     _fit_context,
 )
-from ._candidates import candidate, candidate_list, dry_run, search_ledger
+from ._candidates import (
+    candidate,
+    candidate_list,
+    dry_run,
+    open_classes,
+    search_ledger,
+)
 from ._delegate import BestEstimatorMixin
 from ._private_fits import search_cost
 from ._search_steps import SearchStepsMixin
@@ -374,8 +380,26 @@ class PrivateParameterSearch(
         candidates = self._candidates()
         ledger = self._ledger(candidates)
         # Public selection: a candidate without classes takes the public
-        # labels' set rather than read it off the private y.
-        classes = None if selection != "public" else np.unique(np.asarray(y_pub))
+        # labels' set rather than read it off the private y. Private
+        # selection: one with an open classes parameter would read it off the
+        # rows each run is fitted on (random stopping's secret parts: a part
+        # missing a label failed its run, an event one row decided, a review
+        # found), and nested inside a meta-estimator it would do so after the
+        # dry run stops, unwarned. So the search reads it, once, and warns.
+        if selection == "public":
+            classes = np.unique(np.asarray(y_pub))
+        elif any(open_classes(self._make(params)) for params in candidates):
+            classes = resolve_classes(None, None, y)
+            if classes.size < 2:
+                # As a candidate's own fallback: the message names no label.
+                raise ValueError(
+                    "A classifier needs at least two classes, and the label set "
+                    "read from the private labels (no classes= and no public "
+                    "labels) holds only one class. Pass classes=... listing "
+                    "every possible label."
+                )
+        else:
+            classes = None
 
         if X_pub is None and any(
             value is None
@@ -447,7 +471,7 @@ class PrivateParameterSearch(
                 )
             else:
                 self._fit_private(
-                    selection, candidates, X, y, fit_params, score_epsilon
+                    selection, candidates, classes, X, y, fit_params, score_epsilon
                 )
         self.selection_ = selection
         self.privacy_spent_ = total

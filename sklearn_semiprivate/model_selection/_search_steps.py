@@ -81,15 +81,15 @@ class SearchStepsMixin:
         self.cv_results_ = self._results(candidates, scores)
         self.cv_results_["rank_test_score"] = ranks
 
-    def _fit_private(self, selection, candidates, X, y, fit_params, score_epsilon):
-        """Random stopping or exponential selection (``_private_fits.py``)."""
-        # A candidate without classes= reads the label set off the rows it is
-        # fitted on (the leak its dry run warned about). Random stopping fits
-        # it on secret parts, and a part missing a label fails its run: an
-        # event one row can decide (a review: 61 against 12 failures in 300
-        # when a label's count went from 2 to 1). So every run, and the
-        # refit, takes the label set of all the private rows, once.
-        make = partial(self._make, classes=np.unique(y))
+    def _fit_private(
+        self, selection, candidates, classes, X, y, fit_params, score_epsilon
+    ):
+        """Random stopping or exponential selection (``_private_fits.py``).
+
+        ``classes`` fills the candidates' open ``classes`` parameters in every
+        run and the refit: the label set the search read once (see ``fit``).
+        """
+        make = partial(self._make, classes=classes)
         common = {
             "score_epsilon": score_epsilon,
             "n_jobs": self.n_jobs,

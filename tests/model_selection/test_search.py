@@ -366,6 +366,43 @@ def test_random_stopping_runs_take_the_label_set_of_all_rows(monkeypatch):
     np.testing.assert_array_equal(search.best_estimator_.classes_, [0, 1])
 
 
+@pytest.mark.parametrize("selection", ["random_stopping", "exponential"])
+def test_declared_classes_of_a_meta_estimator_reach_its_base(selection):
+    # A review: the search filled every unset classes parameter, nested ones
+    # too, with the private label set, so the active classifier's base got
+    # [0, 1] instead of its declared [0, 1, 2] (and [0, 1, 2] on a neighbour
+    # with one label 2), with no warning. Its declared set is public.
+    from sklearn_semiprivate import SubSamplingActiveClassifier
+
+    rng = np.random.default_rng(0)
+    X, X_pub = rng.uniform(size=(4000, 2)), rng.uniform(size=(50, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    active = SubSamplingActiveClassifier(
+        SemiPrivateClassifier("stumps", epsilon=1.0), epsilon=0.5, classes=[0, 1, 2]
+    )
+    search = PrivateParameterSearch(
+        active, {"epsilon": [0.4, 0.5]}, selection=selection
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing read off the private labels
+        search.fit(X, y, X_public=PublicData(X_pub))
+    np.testing.assert_array_equal(search.best_estimator_.estimator_.classes_, [0, 1, 2])
+
+
+def test_private_label_set_with_one_label_is_refused_without_naming_it():
+    X, y, X_pub, _ = _data()
+    y = np.full_like(y, 7)
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(
+        SemiPrivateClassifier(), GRID, accountant=ledger, selection="random_stopping"
+    )
+    with pytest.warns(PrivacyLeakWarning, match="label set"):
+        with pytest.raises(ValueError, match="only one class") as info:
+            search.fit(X, y, X_public=PublicData(X_pub))
+    assert "7" not in str(info.value)
+    assert ledger.history == []
+
+
 def test_threading_backend_leaves_warning_filters_alone():
     from joblib import parallel_backend
 
