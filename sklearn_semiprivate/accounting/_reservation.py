@@ -2,6 +2,8 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+from sklearn.base import clone
+
 from ..utils._numeric import exp_or_inf
 from ._accountant import PrivacyAccountant
 from ._composition import PrivacyCost
@@ -15,6 +17,7 @@ __all__ = [
     "reserve_budget",
     "reserve_on_every_ledger",
     "reserve_on_ledgers",
+    "without_ledgers",
 ]
 
 
@@ -208,6 +211,25 @@ def reserve_on_every_ledger(estimator, cost):
     reserve_on_ledgers([params[k] for k in keys], cost, estimator)
     prefix = "estimator__"
     return {k[len(prefix) :]: None for k in keys if k.startswith(prefix)}
+
+
+def without_ledgers(model):
+    """A clone of ``model`` with every ledger, nested ones too, set to None.
+
+    For a meta-estimator that charges its nested ledgers its own cost
+    (:func:`reserve_on_ledgers` on :func:`accountant_keys`) and then fits,
+    or dry-runs, models inside it: they charge nothing again.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate import PrivacyAccountant, SemiPrivateClassifier
+    >>> from sklearn_semiprivate.accounting._reservation import without_ledgers
+    >>> model = SemiPrivateClassifier(accountant=PrivacyAccountant(1.0))
+    >>> without_ledgers(model).accountant is None, model.accountant is None
+    (True, False)
+    """
+    model = clone(model)
+    return model.set_params(**dict.fromkeys(accountant_keys(model), None))
 
 
 class _CostProbeStop(BaseException):

@@ -24,7 +24,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import reserve_budget
+from ..accounting._reservation import (
+    accountant_keys,
+    reserve_on_ledgers,
+    without_ledgers,
+)
 from ..mechanisms._additive import laplace_scale
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -139,7 +143,10 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
     accountant : PrivacyAccountant, default=None
         Ledger charged ``(epsilon, delta)`` (``(epsilon, 0)`` for LNMax) per
         fit, atomically, before the first private read; shared, not copied, by
-        :func:`~sklearn.base.clone`.
+        :func:`~sklearn.base.clone`. A ledger of the teacher or the student
+        (an estimator of this package) is charged the same cost once, with
+        this one, and the teachers and the student are fitted with their
+        ledgers cleared: they see only rows derived from PATE's input.
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only: the public subsample, the grid and the
         student's ``random_state`` parameters left at None (nested ones too,
@@ -399,8 +406,18 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         n_queries = self._n_queries(data)
         noise_scale, noise_sd = self._noise(n_queries, local=local)
         n_teachers = None if local else self._resolve_n_teachers(noise_sd)
-        teacher = _default_model() if self.teacher is None else self.teacher
-        student = _default_model() if self.student is None else self.student
+        # Every ledger, PATE's and its teacher's and student's, is charged
+        # PATE's cost once below; they are fitted with theirs cleared. (A
+        # review: a teacher fitted with its ledger charged it once per
+        # partition holding two labels, a count of the private rows, and
+        # recorded its secret seed.)
+        ledgers = [self.get_params(deep=True)[k] for k in accountant_keys(self)]
+        teacher = without_ledgers(
+            _default_model() if self.teacher is None else self.teacher
+        )
+        student = without_ledgers(
+            _default_model() if self.student is None else self.student
+        )
         n_features = data.X.shape[1]
         if not local:
             dry_run(teacher, "teacher", n_features, data.classes)
@@ -409,7 +426,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         cost = self._privacy_cost()
         # Reserved atomically before the first private read; a fit that fails
         # afterwards stays charged.
-        reserve_budget(self.accountant, cost, self)
+        reserve_on_ledgers(ledgers, cost, self)
         rng = noise_rng(self.random_state)
         if not local:
             # One secret seed per teacher, drawn before any private read: each

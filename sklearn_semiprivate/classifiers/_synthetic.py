@@ -22,7 +22,11 @@ from sklearn.utils.validation import has_fit_parameter
 
 from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import reserve_budget
+from ..accounting._reservation import (
+    accountant_keys,
+    reserve_on_ledgers,
+    without_ledgers,
+)
 from ..mechanisms import analytic_gaussian_sigma
 from ..query_release import (
     MarginalQueries,
@@ -163,7 +167,10 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
     accountant : PrivacyAccountant, default=None
         Ledger charged ``privacy_spent_`` per fit, atomically, before the first
-        private read; the charge stays if the fit fails afterwards.
+        private read; the charge stays if the fit fails afterwards. A ledger
+        of ``estimator`` (an estimator of this package) is charged the same
+        cost once, with this one, and ``estimator`` is fitted with its ledgers
+        cleared: it sees only the released synthetic rows.
     random_state : int, RandomState instance or None, default=None
         Seeds the public-side randomness only: the grid without public data,
         the draw of synthetic rows and the ``random_state`` parameters of
@@ -349,7 +356,13 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
                 f"than {_MAX_QUERIES}: lower marginal_order or n_bins, or use "
                 "marginals='label'."
             )
-        estimator = _default_estimator() if self.estimator is None else self.estimator
+        # Every ledger, this one's and the estimator's, is charged this fit's
+        # cost once below; the estimator is dry-run and fitted with its own
+        # cleared (a review: it was charged for the dry run and the fit too).
+        ledgers = [self.get_params(deep=True)[k] for k in accountant_keys(self)]
+        estimator = without_ledgers(
+            _default_estimator() if self.estimator is None else self.estimator
+        )
         weighted = self.n_samples is None and has_fit_parameter(
             estimator, "sample_weight"
         )
@@ -368,7 +381,7 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         # Reserved atomically before the first private read; a fit that fails
         # afterwards stays charged. The release below gets no accountant, so
         # the fit is charged once.
-        reserve_budget(self.accountant, cost, self)
+        reserve_on_ledgers(ledgers, cost, self)
         if points is None:
             points = self._support_points(data, rng_grid, allow_leak=True)
         # Public part: bins from the support points only, and the workload.

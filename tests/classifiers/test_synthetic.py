@@ -229,6 +229,23 @@ def test_accounting_is_exact(kw, cost):
     assert clf.release_.measurement == expected
 
 
+def test_estimator_ledger_is_charged_once_with_this_fits_cost():
+    # A review: an estimator of this package with its own ledger was charged
+    # its own cost twice (the dry run and the fit on the synthetic rows).
+    from sklearn_semiprivate import SemiPrivateClassifier
+
+    X, y, X_pub, _, _, _ = make_data()
+    own, inner = PrivacyAccountant(10.0, 1e-3), PrivacyAccountant(10.0, 1e-3)
+    estimator = SemiPrivateClassifier(classes=[0, 1], bounds=(-4, 4), accountant=inner)
+    clf = _clf(estimator=estimator, accountant=own)
+    clf.fit(X, y, X_public=PublicData(X_pub))
+    for ledger in (own, inner):
+        assert [(c.source, c.cost) for c in ledger.history] == [
+            ("SyntheticDataClassifier", clf.privacy_spent_)
+        ]
+    assert clf.estimator_.accountant is None and estimator.accountant is inner
+
+
 def test_reservation_comes_before_the_first_private_read(monkeypatch):
     X, y, X_pub, _, _, _ = make_data()
     acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
