@@ -31,7 +31,16 @@ __all__ = [
     "fit_random_stopping",
     "random_stopping_total",
     "search_cost",
+    "validation_size",
 ]
+
+
+def validation_size(n_samples, validation_fraction):
+    """Rows in random stopping's validation part: public, from ``n`` alone.
+
+    At least 1 and at most ``n - 1``, so both parts hold a row.
+    """
+    return min(max(1, round(validation_fraction * n_samples)), n_samples - 1)
 
 
 def random_stopping_total(costs, n_samples, score_epsilon, *, refit):
@@ -158,7 +167,7 @@ def fit_random_stopping(
     """Liu & Talwar's Algorithm 2 on a secret training/validation split."""
     rng = noise_rng(random_state)
     n = len(y)
-    n_val = min(max(1, round(validation_fraction * n)), n - 1)
+    n_val = validation_size(n, validation_fraction)
     # Secret, data-independent split: a changed row is in exactly one part.
     perm = rng.permutation(n)
     val, train = perm[:n_val], perm[n_val:]

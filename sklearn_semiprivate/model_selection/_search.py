@@ -42,6 +42,7 @@ from ..utils._sklearn_compat import (
     Interval,
     StrOptions,
     _fit_context,
+    _safe_indexing,
 )
 from ._candidates import (
     candidate,
@@ -51,7 +52,7 @@ from ._candidates import (
     search_ledger,
 )
 from ._delegate import BestEstimatorMixin
-from ._private_fits import search_cost
+from ._private_fits import search_cost, validation_size
 from ._search_steps import SearchStepsMixin
 
 __all__ = ["PrivateParameterSearch"]
@@ -445,6 +446,21 @@ class PrivateParameterSearch(
             # the grid, unless a candidate has delta > 0, which it cannot take.
             approximate = any(c.delta > 0 for c in costs)
             selection = "exponential" if approximate else "random_stopping"
+        if selection == "random_stopping" and len(y) >= 2:
+            # Its runs fit on the training part, whose size is public: a check
+            # that depends on the number of rows (e.g. an active classifier's
+            # pool size) would pass on all of them and then fail every run
+            # after the charge (a review).
+            n_train = len(y) - validation_size(len(y), self.validation_fraction)
+            head = np.arange(n_train)
+            X_head, y_head = _safe_indexing(X, head), y[head]
+            for params, cost in zip(candidates, costs):
+                probe = self._make(params, classes)
+                for w in dry_run(probe, params, cost, X_head, y_head, fit_params):
+                    key = (w.category, str(w.message))
+                    if key not in shown:
+                        shown.add(key)
+                        warnings.warn(w.message, w.category, stacklevel=2)
         total, relation, replace_one, score_epsilon = search_cost(
             selection,
             costs,

@@ -403,6 +403,26 @@ def test_private_label_set_with_one_label_is_refused_without_naming_it():
     assert ledger.history == []
 
 
+def test_random_stopping_checks_candidates_on_the_training_part_size():
+    # A review: the dry run used all 4000 rows, the runs 3200; an active
+    # classifier whose pool bound (3948 rows) held for 4000 passed, and the
+    # search charged its whole cost before every run failed.
+    from sklearn_semiprivate import SubSamplingActiveClassifier
+
+    rng = np.random.default_rng(0)
+    X, X_pub = rng.uniform(size=(4000, 2)), rng.uniform(size=(50, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    base = SemiPrivateClassifier("stumps", epsilon=1.0, classes=[0, 1])
+    active = SubSamplingActiveClassifier(
+        base, epsilon=0.5, n_subsample=190, classes=[0, 1]
+    )
+    ledger = PrivacyAccountant(10.0)
+    search = PrivateParameterSearch(active, {"n_labeled": [50, 100]}, accountant=ledger)
+    with pytest.raises(ValueError, match="before any budget was spent"):
+        search.fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.history == []
+
+
 def test_threading_backend_leaves_warning_filters_alone():
     from joblib import parallel_backend
 
