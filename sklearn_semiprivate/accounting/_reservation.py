@@ -10,6 +10,7 @@ from ._composition import PrivacyCost
 
 __all__ = [
     "accountant_keys",
+    "call_to_reservation",
     "fit_cost",
     "fit_neighbours",
     "fit_to_reservation",
@@ -265,10 +266,19 @@ def fit_to_reservation(estimator, X, y, **fit_params):
     ledgers are replaced by the probe (pass a clone). Returns the cost it
     reserved, or None if the fit completed without reserving.
     """
+    return call_to_reservation(estimator, lambda est: est.fit(X, y, **fit_params))
+
+
+def call_to_reservation(estimator, fit):
+    """:func:`fit_to_reservation` for any call ``fit(estimator)`` that fits it.
+
+    For a meta-estimator that fits its base learner in its own way (on rows
+    it builds, with extra arguments): run that same code on placeholder rows.
+    """
     probe = _CostProbe()
     estimator.set_params(**dict.fromkeys(accountant_keys(estimator), probe))
     try:
-        estimator.fit(X, y, **fit_params)
+        fit(estimator)
     except _CostProbeStop:
         return probe.cost
     return None

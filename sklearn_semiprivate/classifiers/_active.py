@@ -24,12 +24,14 @@ from sklearn.utils.validation import column_or_1d
 from .._public import check_public_data, resolve_classes, without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
+    accountant_keys,
+    call_to_reservation,
     fit_cost,
     fit_neighbours,
     replace_one_cost,
     reserve_on_every_ledger,
 )
-from ..utils._nested_fit import seed_unset_random_states
+from ..utils._nested_fit import dropped_warnings, seed_unset_random_states
 from ..utils._numeric import exp_or_inf
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -338,6 +340,9 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         estimator = clone(self.estimator)
         if hasattr(estimator, "_validate_params"):
             estimator._validate_params()
+        # And its refusals of data of this format (a 1-D class on 2 features),
+        # free when it is fitted alone (a review found them charged here).
+        self._check_base_before_charge(X.shape[1], n, m, classes, fit_kw)
         # Charged before the oracle is asked and before any private read, on
         # this ledger and the base learner's (each once).
         cleared = reserve_on_every_ledger(self, cost)
@@ -464,6 +469,23 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         # booleans; LabelBoost masks -1 before it checks the labels).
         X_J = np.vstack([X_lab, X_rest])
         return estimator.fit(X_J, _with_unlabeled(y_lab, rest.size), **fit_kw)
+
+    def _check_base_before_charge(self, n_features, n, m, classes, fit_kw):
+        """Step 3's code on placeholder rows, up to the base's reservation."""
+        if classes is None or not accountant_keys(self.estimator):
+            return  # no public label set, or nothing to stop the base at
+        rng = np.random.default_rng(0)  # placeholders: nothing secret
+        probe = self._base_estimator(clone(self.estimator), classes, rng, {})
+        X_probe = np.zeros((n, n_features))
+        y_probe = np.resize(np.asarray(classes), m)
+        kw = {k: without_column_names(v) for k, v in fit_kw.items()}
+        with dropped_warnings():
+            call_to_reservation(
+                probe,
+                lambda est: self._fit_base(
+                    est, X_probe, np.arange(m), y_probe, np.arange(m, n), rng, kw
+                ),
+            )
 
     def _declared_classes(self):
         """``classes``, else the base learner's ``classes`` (both public)."""

@@ -367,6 +367,9 @@ class LabelBoostClassifier(
         estimator = clone(self.estimator)
         if hasattr(estimator, "_validate_params"):
             estimator._validate_params()
+        self._check_before_charge(
+            hypothesis_class, X.shape[1], schedule.base_rows, classes, base_kwargs
+        )
         # Reserved before the first private read, on this ledger and the base
         # learner's (each once); kept if the fit fails later.
         cleared = reserve_on_every_ledger(self, cost)

@@ -18,8 +18,15 @@ import math
 import numpy as np
 from sklearn.base import clone
 
-from ..accounting._reservation import fit_cost, fit_neighbours, replace_one_cost
+from ..accounting._reservation import (
+    accountant_keys,
+    fit_cost,
+    fit_neighbours,
+    fit_to_reservation,
+    replace_one_cost,
+)
 from ..hypotheses import PartitionLabelings
+from ..utils._nested_fit import dropped_warnings
 from . import _labelboost_steps as steps
 from ._labelboost_steps import labelboost_privacy_cost, labelboost_schedule
 
@@ -88,6 +95,32 @@ class LabelBoostPlanMixin:
                 ".fit(X_pub, y_pub)), or use another class."
             )
         return clone(spec)
+
+    def _check_before_charge(self, hypothesis_class, n_features, n_base, classes, kw):
+        """What fails on data of this format, on placeholder rows (free).
+
+        The relabeling class covers one placeholder point, and the base
+        learner is fitted on ``n_base`` placeholder rows, as in step 5, up to
+        its reservation: alone, either would refuse such data for free (a
+        review found a base with a 1-D class on 2 features charged first).
+        """
+        try:
+            with dropped_warnings():
+                clone(hypothesis_class).cover(np.zeros((1, n_features)), classes)
+        except Exception as exc:
+            raise ValueError(
+                f"hypothesis_class {type(hypothesis_class).__name__} cannot cover "
+                f"points of {n_features} features (checked on a placeholder point, "
+                f"before any private read): {exc}"
+            ) from exc
+        if not accountant_keys(self.estimator):
+            return  # nothing to stop the base learner at
+        rng = np.random.default_rng(0)  # placeholders: nothing secret
+        probe = self._base_estimator(clone(self.estimator), classes, rng, {})
+        X_probe = np.zeros((n_base, n_features))
+        y_probe = np.resize(np.asarray(classes), n_base)
+        with dropped_warnings():
+            fit_to_reservation(probe, X_probe, y_probe, **kw)
 
     def _declared_classes(self):
         """``classes``, else the base learner's ``classes`` (both public)."""
