@@ -22,6 +22,7 @@ from sklearn_semiprivate import (
     PublicData,
     PublicDataWarning,
     PublicFittedPipeline,
+    SemiPrivateClassifier,
     reproducible_noise,
 )
 from sklearn_semiprivate.accounting import rdp_gaussian_sigma
@@ -125,6 +126,38 @@ def test_accountant_is_charged_and_shared_by_clones():
     with pytest.raises(PrivacyBudgetError):
         clf.fit(X, y, X_public=PublicData(X_pub))
     assert len(acc.history) == 3
+
+
+@pytest.mark.parametrize("n_extra_ones", [0, 1])
+def test_teacher_and_student_ledgers_are_charged_once_before_the_votes(n_extra_ones):
+    # A review: a teacher fitted with its own ledger charged it once per
+    # partition holding two labels (2 charges on labels all 0, 3 with one row
+    # labelled 1: a count of the private rows) and logged its secret seed.
+    # Now every ledger, nested ones too, is charged PATE's cost once.
+    rng = np.random.default_rng(0)
+    X, X_pub = rng.uniform(size=(40 + n_extra_ones, 2)), rng.uniform(size=(30, 2))
+    y = np.zeros(X.shape[0], dtype=int)
+    y[40:] = 1
+    shared, teacher_only = (
+        PrivacyAccountant(100.0, 1e-3),
+        PrivacyAccountant(100.0, 1e-3),
+    )
+    student_only = PrivacyAccountant(100.0, 1e-3)
+    spc = {"bounds": (0, 1), "classes": [0, 1]}
+    pate = PATEClassifier(
+        teacher=SemiPrivateClassifier(accountant=teacher_only, **spc),
+        student=SemiPrivateClassifier(accountant=student_only, **spc),
+        n_teachers=1, epsilon=1.0, classes=[0, 1], accountant=shared,
+    )  # fmt: skip
+    pate.fit(X, y, X_public=PublicData(X_pub))
+    for ledger in (shared, teacher_only, student_only):
+        assert [c.source for c in ledger.history] == ["PATEClassifier"]
+        assert ledger.spent() == pate.privacy_spent_
+    # One ledger at every level: charged once, not once per level.
+    one = PrivacyAccountant(100.0, 1e-3)
+    pate.set_params(accountant=one, teacher__accountant=one, student__accountant=one)
+    pate.fit(X, y, X_public=PublicData(X_pub))
+    assert len(one.history) == 1 and one.spent() == pate.privacy_spent_
 
 
 def test_refused_fit_trains_no_teacher(monkeypatch):
@@ -358,14 +391,20 @@ def test_without_public_data_warns_and_uses_local_votes():
             clf = PATEClassifier(classes=[0, 1], random_state=0).fit(X, y)
     assert clf.n_teachers_ is None and clf.n_queries_ == _pate._DEFAULT_GRID_SIZE
     assert clf.noise_scale_ == 2.0  # Lap(2 / epsilon): L1 sensitivity 2
-    # With bounds there is nothing to warn about.
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        clf = PATEClassifier(classes=[0, 1], bounds=(-2.5, 2.5), n_public=64)
-        clf.fit(X, y)
+    # With bounds there is nothing to warn about. Seeded (reproducible_noise,
+    # entered outside the error filter: it warns on entry) for a fixed verdict:
+    # with fresh noise the score was 0.950 +- 0.024 over 850 fits (lowest
+    # 0.859) with a left tail heavier than normal, about 2e-5 below 0.8 by an
+    # exponential fit to it. Grid votes that ignored the labels score about 0.5.
+    with reproducible_noise():
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            clf = PATEClassifier(
+                classes=[0, 1], bounds=(-2.5, 2.5), n_public=64, random_state=0
+            )
+            clf.fit(X, y)
     assert clf.n_queries_ == 64
-    # 0.91-0.97 over 40 seeds and noise draws.
-    assert clf.score(X_test, y_test) > 0.8
+    assert clf.score(X_test, y_test) > 0.8  # 0.976 with this seed
 
 
 def test_random_state_seeds_a_student_inside_a_pipeline():
@@ -393,20 +432,30 @@ def test_noise_is_fresh_unless_reproducible():
 def test_public_fitted_pipeline_and_cross_validation(routing):
     # 1000 private rows per fold: at 600 (n=900) one fold in about 45 fell
     # to 0.48-0.70 by the fresh vote noise alone (measured, 400 fits), a
-    # CI failure in about one run in eight. At 1000 the lowest fold score
-    # over 90 folds was 0.85. Scaled, shifted columns: a pipeline that left
-    # the public rows untransformed scores about 0.5 here (measured).
+    # CI failure in about one run in eight. At 1000 the fold scores were
+    # 0.929 +- 0.029 over 120 folds (lowest 0.85), but with fresh noise their
+    # lower tail cannot be certified below 1e-6 per run (extrapolated: about
+    # 1e-5), so the noise is seeded (reproducible_noise; clone copies the seed
+    # into every fold) and the verdict is fixed. Scaled, shifted columns: a
+    # pipeline that left the public rows untransformed scores about 0.5 here
+    # (measured).
     X, y, X_pub, _, _ = make_data(n=1500, n_pub=60)
     scale, shift = np.array([40.0, 0.05, 3.0]), np.array([100.0, -2.0, 7.0])
     X, X_pub = X * scale + shift, X_pub * scale + shift
     pipe = PublicFittedPipeline(
-        [("scale", StandardScaler()), ("pate", PATEClassifier(classes=[0, 1]))]
+        [
+            ("scale", StandardScaler()),
+            ("pate", PATEClassifier(classes=[0, 1], random_state=0)),
+        ]
     )
-    with sklearn.config_context(enable_metadata_routing=routing):
+    with (
+        sklearn.config_context(enable_metadata_routing=routing),
+        reproducible_noise(),
+    ):
         scores = cross_val_score(
             pipe, X, y, cv=3, params={"X_public": PublicData(X_pub)}
         )
-    assert scores.min() > 0.7
+    assert scores.min() > 0.7  # 0.870, 0.874, 0.892 with this seed
 
 
 def test_verbose_prints_public_information_only(capsys):

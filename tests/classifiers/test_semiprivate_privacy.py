@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sklearn_semiprivate import PublicData, SemiPrivateClassifier
+from sklearn_semiprivate import PublicData, SemiPrivateClassifier, reproducible_noise
 from sklearn_semiprivate.audit import max_privacy_loss_over_pairs, neighbouring_pairs
 from sklearn_semiprivate.classifiers._base import prepare_fit_data
 from sklearn_semiprivate.mechanisms import ExponentialMechanism
@@ -119,19 +119,23 @@ def test_fit_samples_the_audited_distribution():
     p = np.exp(output_log_distribution(clf, dataset))
     n_fits = 3000
     weights = 2 ** np.arange(len(PROBE))
-    codes = [
-        int(
-            clf.set_params(random_state=seed)
-            .fit(X, y, X_public=PublicData(X_PUBLIC))
-            .predict(PROBE)
-            @ weights
-        )
-        for seed in range(n_fits)
-    ]
+    # The seed fixes the noise only under reproducible_noise (elsewhere the
+    # noise is fresh, and this test at alpha = 1e-6 failed at up to its nominal
+    # rate): a distinct seed per fit gives independent draws and a fixed verdict.
+    with reproducible_noise():
+        codes = [
+            int(
+                clf.set_params(random_state=seed)
+                .fit(X, y, X_public=PublicData(X_PUBLIC))
+                .predict(PROBE)
+                @ weights
+            )
+            for seed in range(n_fits)
+        ]
     observed = np.bincount(codes, minlength=p.size)
     support = p > 0
     assert observed[~support].sum() == 0
     expected = p[support] * n_fits
     assert expected.min() > 5  # the chi-square approximation holds
     _, p_value = stats.chisquare(observed[support], expected)
-    assert p_value > 1e-6
+    assert p_value > 1e-6  # p = 0.69 with these seeds

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from sklearn_semiprivate import PrivacyAccountant, PublicData
+from sklearn_semiprivate import PrivacyAccountant, PublicData, reproducible_noise
 from sklearn_semiprivate.accounting import PrivacyCost
 from sklearn_semiprivate.accounting._reservation import fit_cost, fit_neighbours
 from sklearn_semiprivate.query_release import (
@@ -257,13 +257,17 @@ def test_estimator_default_rounds_pure_dp_and_accuracy():
         ).fit(X, X_public=PublicData(Xp))
         return qr.n_iterations_, np.abs(qr.answers_ - truth).max()
 
-    rounds, _ = max_error(None, 0)
-    assert rounds == default_n_rounds(5000, 1.0, 0.0, 21, 200) == 52
-    default = np.mean([max_error(None, s)[1] for s in range(3)])
     # Six seeds for the capped mean: over 40 runs of three, that mean was 0.109
-    # (sd 0.020, lowest 0.074): 3.0 sd above 0.05, ~1e-3 per run. Six seeds
-    # halve its variance (4.3 sd). The default mean: 0.035, sd 0.003, 4.8 sd.
-    capped = np.mean([max_error(500, s)[1] for s in range(6)])
+    # (sd 0.020, lowest 0.074), 3.0 sd above 0.05; six halve its variance
+    # (4.3 sd). The default mean: 0.035, sd 0.003, 4.8 sd below. With fresh
+    # noise that was still about 1e-5 per CI run (normal model), so the noise
+    # is seeded (reproducible_noise, the seed per fit): a fixed verdict.
+    with reproducible_noise():
+        rounds, _ = max_error(None, 0)
+        assert rounds == default_n_rounds(5000, 1.0, 0.0, 21, 200) == 52
+        default = np.mean([max_error(None, s)[1] for s in range(3)])
+        capped = np.mean([max_error(500, s)[1] for s in range(6)])
+    # With these seeds: default 0.031, capped 0.097.
     assert default < 0.05 < capped
 
 

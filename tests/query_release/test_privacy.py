@@ -4,13 +4,15 @@ Each release is fitted thousands of times on two neighbouring private datasets
 (one row replaced); the released answer is the output audited. A
 Clopper–Pearson lower bound on ε (confidence 1 - 1e-6, event chosen on held-out
 halves) must stay below the claimed ε, and must exceed it for a mutant whose
-noise is too small (a budget 20x larger than accounted).
+noise is too small (a budget 20x larger than accounted). Every fit has its own
+seed under ``reproducible_noise()``: independent releases, and a deterministic
+verdict (with fresh noise each bound failed with probability up to 1e-6).
 """
 
 import numpy as np
 import pytest
 
-from sklearn_semiprivate import PublicData
+from sklearn_semiprivate import PublicData, reproducible_noise
 from sklearn_semiprivate.audit import epsilon_lower_bound_search
 from sklearn_semiprivate.query_release import (
     PublicAssistedQueryRelease,
@@ -40,16 +42,17 @@ CONFIGS = {
 
 
 def _answers(X, params, seed0):
-    return np.array(
-        [
-            PublicAssistedQueryRelease(
-                QUERY, epsilon=1.0, random_state=seed0 + s, **params
-            )
-            .fit(X, X_public=PUBLIC)
-            .answers_[0]
-            for s in range(N_SAMPLES)
-        ]
-    )
+    with reproducible_noise():
+        return np.array(
+            [
+                PublicAssistedQueryRelease(
+                    QUERY, epsilon=1.0, random_state=seed0 + s, **params
+                )
+                .fit(X, X_public=PUBLIC)
+                .answers_[0]
+                for s in range(N_SAMPLES)
+            ]
+        )
 
 
 def _lower_bound(params):
