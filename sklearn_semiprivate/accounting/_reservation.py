@@ -11,6 +11,7 @@ from ._composition import PrivacyCost
 __all__ = [
     "accountant_keys",
     "call_to_reservation",
+    "every_ledger",
     "fit_cost",
     "fit_neighbours",
     "fit_to_reservation",
@@ -64,6 +65,20 @@ def accountant_keys(estimator):
         for key in estimator.get_params(deep=True)
         if key == "accountant" or key.endswith("__accountant")
     )
+
+
+def every_ledger(estimator):
+    """The values of every ``accountant`` parameter, nested ones too (or None).
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate import PrivacyAccountant, SemiPrivateClassifier
+    >>> from sklearn_semiprivate.accounting._reservation import every_ledger
+    >>> every_ledger(SemiPrivateClassifier())
+    [None]
+    """
+    params = estimator.get_params(deep=True)
+    return [params[k] for k in accountant_keys(estimator)]
 
 
 def fit_cost(estimator, **fit_params):
@@ -208,8 +223,7 @@ def reserve_on_every_ledger(estimator, cost):
         None.
     """
     keys = accountant_keys(estimator)
-    params = estimator.get_params(deep=True)
-    reserve_on_ledgers([params[k] for k in keys], cost, estimator)
+    reserve_on_ledgers(every_ledger(estimator), cost, estimator)
     prefix = "estimator__"
     return {k[len(prefix) :]: None for k in keys if k.startswith(prefix)}
 

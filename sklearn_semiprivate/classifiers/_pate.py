@@ -25,7 +25,7 @@ from sklearn.preprocessing import StandardScaler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
-    accountant_keys,
+    every_ledger,
     reserve_on_ledgers,
     without_ledgers,
 )
@@ -411,7 +411,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         # review: a teacher fitted with its ledger charged it once per
         # partition holding two labels, a count of the private rows, and
         # recorded its secret seed.)
-        ledgers = [self.get_params(deep=True)[k] for k in accountant_keys(self)]
+        ledgers = every_ledger(self)
         teacher = without_ledgers(
             _default_model() if self.teacher is None else self.teacher
         )

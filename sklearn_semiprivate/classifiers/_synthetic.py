@@ -23,7 +23,7 @@ from sklearn.utils.validation import has_fit_parameter
 from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
-    accountant_keys,
+    every_ledger,
     reserve_on_ledgers,
     without_ledgers,
 )
@@ -359,7 +359,7 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         # Every ledger, this one's and the estimator's, is charged this fit's
         # cost once below; the estimator is dry-run and fitted with its own
         # cleared (a review: it was charged for the dry run and the fit too).
-        ledgers = [self.get_params(deep=True)[k] for k in accountant_keys(self)]
+        ledgers = every_ledger(self)
         estimator = without_ledgers(
             _default_estimator() if self.estimator is None else self.estimator
         )

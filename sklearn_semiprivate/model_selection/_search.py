@@ -427,6 +427,15 @@ class PrivateParameterSearch(
         # data of this format, before anything is charged.
         self._log(f"checking {len(candidates)} candidates (input format only)")
         costs, relations, shown = [], [], set()
+
+        def show_once(caught):
+            # The dry runs' warnings (public: format only), each shown once.
+            for w in caught:
+                key = (w.category, str(w.message))
+                if key not in shown:
+                    shown.add(key)
+                    warnings.warn(w.message, w.category, stacklevel=3)
+
         for params in candidates:
             probe = self._make(params, classes)
             if selection == "public":
@@ -436,11 +445,7 @@ class PrivateParameterSearch(
             cost = fit_cost(probe, **fit_params)
             costs.append(cost)
             relations.append(fit_neighbours(probe, **fit_params))
-            for w in dry_run(probe, params, cost, X, y, fit_params):
-                key = (w.category, str(w.message))
-                if key not in shown:
-                    shown.add(key)
-                    warnings.warn(w.message, w.category, stacklevel=2)
+            show_once(dry_run(probe, params, cost, X, y, fit_params))
         if selection == "auto":
             # No public labels: random stopping, whose cost does not grow with
             # the grid, unless a candidate has delta > 0, which it cannot take.
@@ -456,11 +461,7 @@ class PrivateParameterSearch(
             X_head, y_head = _safe_indexing(X, head), y[head]
             for params, cost in zip(candidates, costs):
                 probe = self._make(params, classes)
-                for w in dry_run(probe, params, cost, X_head, y_head, fit_params):
-                    key = (w.category, str(w.message))
-                    if key not in shown:
-                        shown.add(key)
-                        warnings.warn(w.message, w.category, stacklevel=2)
+                show_once(dry_run(probe, params, cost, X_head, y_head, fit_params))
         total, relation, replace_one, score_epsilon = search_cost(
             selection,
             costs,
