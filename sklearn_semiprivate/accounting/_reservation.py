@@ -2,8 +2,10 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import numpy as np
 from sklearn.base import clone
 
+from ..utils._nested_fit import dropped_warnings
 from ..utils._numeric import exp_or_inf
 from ._accountant import PrivacyAccountant
 from ._composition import PrivacyCost
@@ -15,6 +17,7 @@ __all__ = [
     "fit_cost",
     "fit_neighbours",
     "fit_to_reservation",
+    "probe_on_placeholders",
     "replace_one_cost",
     "reserve_budget",
     "reserve_on_every_ledger",
@@ -245,6 +248,31 @@ def without_ledgers(model):
     """
     model = clone(model)
     return model.set_params(**dict.fromkeys(accountant_keys(model), None))
+
+
+def probe_on_placeholders(estimator, n_rows, n_features, classes, fit=None, **kw):
+    """Fit ``estimator`` on placeholder rows up to its reservation (free).
+
+    What a meta-estimator runs before its charge so that its base learner's
+    refusals of data of this format (a 1-D class on 2 features) cost nothing,
+    as they do when the base is fitted alone. The rows are public constants:
+    ``n_rows`` rows of zeros, labelled ``classes`` in turn. ``fit(estimator,
+    X, y)`` replaces ``estimator.fit(X, y, **kw)`` where the meta-estimator
+    fits its base its own way. Warnings are dropped; an estimator with no
+    ledger parameter (not of this package) has nothing to stop it at and is
+    not run. Pass a clone.
+    """
+    if not accountant_keys(estimator):
+        return None
+    X = np.zeros((n_rows, n_features))
+    y = np.resize(np.asarray(classes), n_rows)
+    if fit is None:
+
+        def fit(est, X, y):
+            return est.fit(X, y, **kw)
+
+    with dropped_warnings():
+        return call_to_reservation(estimator, lambda est: fit(est, X, y))
 
 
 class _CostProbeStop(BaseException):

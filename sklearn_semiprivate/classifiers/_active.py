@@ -21,14 +21,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from .._public import check_public_data, resolve_classes, without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
-    accountant_keys,
-    call_to_reservation,
     fit_cost,
     fit_neighbours,
+    probe_on_placeholders,
     replace_one_cost,
     reserve_on_every_ledger,
 )
-from ..utils._nested_fit import dropped_warnings, seed_unset_random_states
+from ..utils._nested_fit import seed_unset_random_states
 from ..utils._numeric import exp_or_inf
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -471,20 +470,17 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
 
     def _check_base_before_charge(self, n_features, n, m, classes, fit_kw):
         """Step 3's code on placeholder rows, up to the base's reservation."""
-        if classes is None or not accountant_keys(self.estimator):
-            return  # no public label set, or nothing to stop the base at
+        if classes is None:
+            return  # no public label set yet
         rng = np.random.default_rng(0)  # placeholders: nothing secret
         probe = self._base_estimator(clone(self.estimator), classes, rng, {})
-        X_probe = np.zeros((n, n_features))
-        y_probe = np.resize(np.asarray(classes), m)
         kw = {k: without_column_names(v) for k, v in fit_kw.items()}
-        with dropped_warnings():
-            call_to_reservation(
-                probe,
-                lambda est: self._fit_base(
-                    est, X_probe, np.arange(m), y_probe, np.arange(m, n), rng, kw
-                ),
-            )
+
+        def step_3(est, X, y):
+            K, rest = np.arange(m), np.arange(m, n)
+            return self._fit_base(est, X, K, y[:m], rest, rng, kw)
+
+        probe_on_placeholders(probe, n, n_features, classes, fit=step_3)
 
     def _declared_classes(self):
         """``classes``, else the base learner's ``classes`` (both public)."""

@@ -19,10 +19,9 @@ import numpy as np
 from sklearn.base import clone
 
 from ..accounting._reservation import (
-    accountant_keys,
     fit_cost,
     fit_neighbours,
-    fit_to_reservation,
+    probe_on_placeholders,
     replace_one_cost,
 )
 from ..hypotheses import PartitionLabelings
@@ -113,14 +112,9 @@ class LabelBoostPlanMixin:
                 f"points of {n_features} features (checked on a placeholder point, "
                 f"before any private read): {exc}"
             ) from exc
-        if not accountant_keys(self.estimator):
-            return  # nothing to stop the base learner at
         rng = np.random.default_rng(0)  # placeholders: nothing secret
         probe = self._base_estimator(clone(self.estimator), classes, rng, {})
-        X_probe = np.zeros((n_base, n_features))
-        y_probe = np.resize(np.asarray(classes), n_base)
-        with dropped_warnings():
-            fit_to_reservation(probe, X_probe, y_probe, **kw)
+        probe_on_placeholders(probe, n_base, n_features, classes, **kw)
 
     def _declared_classes(self):
         """``classes``, else the base learner's ``classes`` (both public)."""

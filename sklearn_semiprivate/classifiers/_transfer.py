@@ -24,12 +24,11 @@ from sklearn.utils.validation import check_is_fitted
 from .._public import without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
-    accountant_keys,
-    fit_to_reservation,
+    probe_on_placeholders,
     reserve_on_every_ledger,
 )
 from ..exceptions import PrivacyLeakWarning
-from ..utils._nested_fit import dropped_warnings, seed_unset_random_states
+from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
 from . import _transfer_checks as checks
@@ -539,13 +538,10 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
     @staticmethod
     def _check_learner_before_charge(plan, n_features, classes, learner_kw):
         """Fit a clone of the learner on placeholders up to its reservation."""
-        if not accountant_keys(plan.learner) or classes is None:
-            return  # not a learner of this package: nothing to stop it at
+        if classes is None:
+            return
         m = max(int(plan.m), len(classes))
-        X_probe = np.zeros((m, n_features))
-        y_probe = np.resize(np.asarray(classes), m)
-        with dropped_warnings():
-            fit_to_reservation(clone(plan.learner), X_probe, y_probe, **learner_kw)
+        probe_on_placeholders(clone(plan.learner), m, n_features, classes, **learner_kw)
 
     def _privacy_cost(self, **fit_params):
         """The curator's cost, from the parameters alone."""
