@@ -27,6 +27,7 @@ from ._candidates import fit_and_count, fit_hidden, fit_only
 from ._selection import random_stopping_cost, random_stopping_number_of_runs
 
 __all__ = [
+    "check_split_size",
     "fit_exponential",
     "fit_random_stopping",
     "random_stopping_total",
@@ -43,17 +44,26 @@ def validation_size(n_samples, validation_fraction):
     return min(max(1, round(validation_fraction * n_samples)), n_samples - 1)
 
 
-def random_stopping_total(costs, n_samples, score_epsilon, *, refit):
-    """Liu & Talwar's total, plus the refit; all from public quantities.
-
-    Returns the total and the score's epsilon (``score_epsilon``, or the
-    largest candidate epsilon when None).
-    """
+def check_split_size(n_samples):
+    """Random stopping's two parts each need a row."""
     if n_samples < 2:
         raise ValueError(
             "Random stopping splits the private rows into training and "
             "validation parts and needs at least 2 rows."
         )
+
+
+def random_stopping_total(costs, n_samples, score_epsilon, *, refit):
+    """Liu & Talwar's total, plus the refit; all from public quantities.
+
+    ``n_samples`` (None when not known yet) is only checked: both parts need
+    a row.
+
+    Returns the total and the score's epsilon (``score_epsilon``, or the
+    largest candidate epsilon when None).
+    """
+    if n_samples is not None:
+        check_split_size(n_samples)
     if any(c.delta > 0 for c in costs):
         raise ValueError(
             "Random stopping needs pure-DP candidates (delta=0); some "

@@ -22,6 +22,7 @@ in one of three ways, each with a cost known before any fit:
 # SPDX-License-Identifier: BSD-3-Clause
 
 import warnings
+from collections import namedtuple
 from numbers import Integral, Real
 
 import numpy as np
@@ -52,10 +53,16 @@ from ._candidates import (
     search_ledger,
 )
 from ._delegate import BestEstimatorMixin
-from ._private_fits import search_cost, validation_size
+from ._private_fits import check_split_size, search_cost, validation_size
 from ._search_steps import SearchStepsMixin
 
 __all__ = ["PrivateParameterSearch"]
+
+# The public side of a fit: what ``_plan`` returns.
+_Plan = namedtuple(
+    "_Plan",
+    "selection candidates fit_params costs total relation replace_one score_epsilon",
+)
 
 
 class PrivateParameterSearch(
@@ -101,6 +108,16 @@ class PrivateParameterSearch(
         lists (a grid) or scipy distributions. A grid of lists gives every
         combination; otherwise ``n_candidates`` are drawn (public-side, from
         ``random_state``).
+    classes : array-like of shape (n_classes,), default=None
+        Every possible label (public). It fills every candidate's open
+        ``classes`` parameter (None, under no declared one), so the search
+        reads no label set off the private rows; an estimator that nests the
+        search (:class:`~sklearn_semiprivate.SubSamplingActiveClassifier`,
+        :class:`~sklearn_semiprivate.LabelBoostClassifier`) sets it to its
+        own label set. None: the public labels' set with public selection;
+        otherwise, when a candidate has an open ``classes``, the private
+        labels' set, read once with a
+        :class:`~sklearn_semiprivate.exceptions.PrivacyLeakWarning`.
     n_candidates : int, default=None
         How many candidates to draw from ``param_distributions``; None takes the
         whole grid when every value is a list, else 10.
@@ -261,6 +278,7 @@ class PrivateParameterSearch(
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"])],
         "param_distributions": [dict, list],
+        "classes": ["array-like", None],
         "n_candidates": [Interval(Integral, 1, None, closed="left"), None],
         "selection": [StrOptions({"auto", "public", "random_stopping", "exponential"})],
         "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
@@ -278,6 +296,7 @@ class PrivateParameterSearch(
         estimator,
         param_distributions,
         *,
+        classes=None,
         n_candidates=None,
         selection="auto",
         validation_fraction=0.2,
@@ -291,6 +310,7 @@ class PrivateParameterSearch(
     ):
         self.estimator = estimator
         self.param_distributions = param_distributions
+        self.classes = classes
         self.n_candidates = n_candidates
         self.selection = selection
         self.validation_fraction = validation_fraction
@@ -311,6 +331,108 @@ class PrivateParameterSearch(
 
     def _ledger(self, candidates):
         return search_ledger(self.estimator, self.accountant, candidates)
+
+    def _plan(self, X_pub, y_pub):
+        """The selection, the candidates and every cost, from public inputs.
+
+        A function of the parameters and of which public inputs the fit gets
+        (public labels decide ``"auto"``), so that ``fit`` and an estimator
+        nesting the search (a pipeline's last step, an active classifier's
+        base learner) reserve the same cost before any private read.
+        """
+        selection = self.selection
+        if selection == "auto" and y_pub is not None:
+            selection = "public"
+        if selection == "public" and y_pub is None:
+            raise ValueError(
+                "selection='public' needs public labels: pass "
+                "X_public=PublicData(X_pub, y_pub)."
+            )
+        fit_params = {} if X_pub is None else {"X_public": PublicData(X_pub)}
+        candidates = self._candidates()
+        # Every candidate's cost, a function of its public parameters (not of
+        # its label set, which the fit fills in later).
+        probes = [self._make(params) for params in candidates]
+        costs = [fit_cost(probe, **fit_params) for probe in probes]
+        relations = [fit_neighbours(probe, **fit_params) for probe in probes]
+        if selection == "auto":
+            # No public labels: random stopping, whose cost does not grow with
+            # the grid, unless a candidate has delta > 0, which it cannot take.
+            approximate = any(c.delta > 0 for c in costs)
+            selection = "exponential" if approximate else "random_stopping"
+        total, relation, replace_one, score_epsilon = search_cost(
+            selection,
+            costs,
+            relations,
+            None,
+            self.score_epsilon,
+            refit=self.refit,
+        )
+        return _Plan(
+            selection,
+            candidates,
+            fit_params,
+            costs,
+            total,
+            relation,
+            replace_one,
+            score_epsilon,
+        )
+
+    def _label_set(self, selection, candidates, y, y_pub):
+        """What fills the candidates' open ``classes`` parameters, or None.
+
+        ``classes``; else, with public selection, the public labels' set.
+        Private selection: a candidate with an open classes parameter would
+        read it off the rows each run is fitted on (random stopping's secret
+        parts: a part missing a label failed its run, an event one row
+        decided, a review found), and nested inside a meta-estimator it would
+        do so after the dry run stops, unwarned. So the search reads it, once,
+        and warns.
+        """
+        if self.classes is not None:
+            classes = resolve_classes(self.classes, None, None)
+        elif selection == "public":
+            return np.unique(np.asarray(y_pub))
+        elif any(open_classes(self._make(params)) for params in candidates):
+            classes = resolve_classes(None, None, y)
+        else:
+            return None
+        if classes.size < 2:
+            # As a candidate's own fallback: the message names no label.
+            raise ValueError(
+                "A classifier needs at least two classes, and the label set "
+                + (
+                    "classes= "
+                    if self.classes is not None
+                    else "read from the private labels (no classes= and no "
+                    "public labels) "
+                )
+                + "holds only one class. Pass classes=... listing every "
+                "possible label."
+            )
+        return classes
+
+    def _privacy_cost(self, X_public=None, y_public=None, **fit_params):
+        """What ``fit`` reserves, from the parameters and the public inputs.
+
+        Public labels (in ``X_public`` or ``y_public``) make ``"auto"`` the
+        public selection; other fit arguments are not taken by the search and
+        change nothing.
+        """
+        return self._public_plan(X_public, y_public).total
+
+    def _privacy_neighbours(self, X_public=None, y_public=None, **fit_params):
+        """The neighbours ``_privacy_cost`` holds for (see Notes)."""
+        return self._public_plan(X_public, y_public).relation
+
+    def _public_plan(self, X_public, y_public):
+        self._validate_params()
+        if X_public is not None and not isinstance(X_public, PublicData):
+            # The fit warns about a raw array; stating its cost does not.
+            X_public, y_public = PublicData(X_public, y_public), None
+        X_pub, y_pub = unwrap_public(X_public, y_public)
+        return self._plan(X_pub, self._check_public_labels_format(X_pub, y_pub))
 
     def _make(self, params, classes=None):
         """A silent candidate whose ledgers are cleared: the search has paid."""
@@ -369,38 +491,10 @@ class PrivateParameterSearch(
         call_on_private(check_classification_targets, y, what="the private labels (y)")
         X_pub, y_pub = unwrap_public(X_public, y_public)
         y_pub = self._check_public_labels_format(X_pub, y_pub)
-        selection = self.selection
-        if selection == "auto" and y_pub is not None:
-            selection = "public"
-        if selection == "public" and y_pub is None:
-            raise ValueError(
-                "selection='public' needs public labels: pass "
-                "X_public=PublicData(X_pub, y_pub)."
-            )
-        fit_params = {} if X_pub is None else {"X_public": PublicData(X_pub)}
-        candidates = self._candidates()
+        plan = self._plan(X_pub, y_pub)
+        selection, candidates, fit_params = plan[:3]
         ledger = self._ledger(candidates)
-        # Public selection: a candidate without classes takes the public
-        # labels' set rather than read it off the private y. Private
-        # selection: one with an open classes parameter would read it off the
-        # rows each run is fitted on (random stopping's secret parts: a part
-        # missing a label failed its run, an event one row decided, a review
-        # found), and nested inside a meta-estimator it would do so after the
-        # dry run stops, unwarned. So the search reads it, once, and warns.
-        if selection == "public":
-            classes = np.unique(np.asarray(y_pub))
-        elif any(open_classes(self._make(params)) for params in candidates):
-            classes = resolve_classes(None, None, y)
-            if classes.size < 2:
-                # As a candidate's own fallback: the message names no label.
-                raise ValueError(
-                    "A classifier needs at least two classes, and the label set "
-                    "read from the private labels (no classes= and no public "
-                    "labels) holds only one class. Pass classes=... listing "
-                    "every possible label."
-                )
-        else:
-            classes = None
+        classes = self._label_set(selection, candidates, y, y_pub)
 
         if X_pub is None and any(
             value is None
@@ -421,12 +515,11 @@ class PrivateParameterSearch(
                 PrivacyLeakWarning,
                 stacklevel=2,
             )
-        # Every candidate's cost, a function of its public parameters, and a
-        # dry run up to its reservation (format checks only) that raises,
-        # once and naming the candidate, the errors its parameters meet on
-        # data of this format, before anything is charged.
+        # A dry run of every candidate up to its reservation (format checks
+        # only) that raises, once and naming the candidate, the errors its
+        # parameters meet on data of this format, before anything is charged.
         self._log(f"checking {len(candidates)} candidates (input format only)")
-        costs, relations, shown = [], [], set()
+        shown = set()
 
         def show_once(caught):
             # The dry runs' warnings (public: format only), each shown once.
@@ -436,22 +529,16 @@ class PrivateParameterSearch(
                     shown.add(key)
                     warnings.warn(w.message, w.category, stacklevel=3)
 
-        for params in candidates:
+        for params, cost in zip(candidates, plan.costs):
             probe = self._make(params, classes)
             if selection == "public":
                 # Public only: a public label no candidate can predict would
                 # be scored as a mistake of every candidate, silently.
                 self._check_public_labels(probe, params, y_pub)
-            cost = fit_cost(probe, **fit_params)
-            costs.append(cost)
-            relations.append(fit_neighbours(probe, **fit_params))
             show_once(dry_run(probe, params, cost, X, y, fit_params))
-        if selection == "auto":
-            # No public labels: random stopping, whose cost does not grow with
-            # the grid, unless a candidate has delta > 0, which it cannot take.
-            approximate = any(c.delta > 0 for c in costs)
-            selection = "exponential" if approximate else "random_stopping"
-        if selection == "random_stopping" and len(y) >= 2:
+        if selection == "random_stopping":
+            # After the candidates' own checks (they name a 1-row fit so).
+            check_split_size(len(y))
             # Its runs fit on the training part, whose size is public: a check
             # that depends on the number of rows (e.g. an active classifier's
             # pool size) would pass on all of them and then fail every run
@@ -459,17 +546,10 @@ class PrivateParameterSearch(
             n_train = len(y) - validation_size(len(y), self.validation_fraction)
             head = np.arange(n_train)
             X_head, y_head = _safe_indexing(X, head), y[head]
-            for params, cost in zip(candidates, costs):
+            for params, cost in zip(candidates, plan.costs):
                 probe = self._make(params, classes)
                 show_once(dry_run(probe, params, cost, X_head, y_head, fit_params))
-        total, relation, replace_one, score_epsilon = search_cost(
-            selection,
-            costs,
-            relations,
-            len(y),
-            self.score_epsilon,
-            refit=self.refit,
-        )
+        total, score_epsilon = plan.total, plan.score_epsilon
         self._log(f"reserving the whole search's cost {total}")
         reserve_budget(ledger, total, self)
 
@@ -492,13 +572,13 @@ class PrivateParameterSearch(
                 )
         self.selection_ = selection
         self.privacy_spent_ = total
-        self.privacy_neighbours_ = relation
-        if replace_one is not None:
-            self.replace_one_privacy_ = replace_one
+        self.privacy_neighbours_ = plan.relation
+        if plan.replace_one is not None:
+            self.replace_one_privacy_ = plan.replace_one
         elif hasattr(self, "replace_one_privacy_"):
             del self.replace_one_privacy_
-        self.cv_results_["cost_epsilon"] = np.array([c.epsilon for c in costs])
-        self.cv_results_["cost_delta"] = np.array([c.delta for c in costs])
+        self.cv_results_["cost_epsilon"] = np.array([c.epsilon for c in plan.costs])
+        self.cv_results_["cost_delta"] = np.array([c.delta for c in plan.costs])
         self.best_params_ = candidates[self.best_index_]
         self._log("done")
         return self

@@ -85,13 +85,17 @@ class FinalStepMixin:
 
     def _final_and_params(self, fit_params):
         """The last step and its fit parameters, given as such or as
-        ``<last step>__<param>``; only which ones are present matters."""
+        ``<last step>__<param>``; only which ones are present matters.
+
+        The public rows are passed on as given: the last step gets them
+        transformed, row for row, so whether there are public rows and
+        labels is the same (a search's selection depends on the labels).
+        """
         name, final = self.steps[-1]
         prefix = f"{name}__"
         params = {
             k[len(prefix) :] if k.startswith(prefix) else k: v
             for k, v in fit_params.items()
-            if k not in ("X_public", "y_public")
         }
         return final, params
 
@@ -142,14 +146,16 @@ class FinalStepMixin:
             fit_to_reservation(quiet(clone(final)), rows, y, **public, **final_params)
 
     @staticmethod
-    def _reserve_final(final, final_params):
+    def _reserve_final(final, final_params, public):
         """Charge the last step's ledger before any private row is transformed.
 
-        The last step's cost is a function of its public parameters
-        (:func:`~sklearn_semiprivate.accounting._reservation.fit_cost`), so the
-        pipeline reserves it on the step's accountant itself, then fits a
-        clone whose ledgers are cleared, which does not charge again. Returns
-        that clone and its ledgers by parameter name (set back after the fit).
+        The last step's cost is a function of its public parameters and of
+        which inputs its fit gets (:func:`~sklearn_semiprivate.accounting.
+        _reservation.fit_cost`: ``final_params`` and ``public``, the
+        transformed public rows or None), so the pipeline reserves it on the
+        step's accountant itself, then fits a clone whose ledgers are
+        cleared, which does not charge again. Returns that clone and its
+        ledgers by parameter name (set back after the fit).
         """
         keys = accountant_keys(final)
         params = final.get_params(deep=True)
@@ -160,7 +166,8 @@ class FinalStepMixin:
         final._validate_params()
         # Every ledger is checked before any is charged: the usual refusal
         # charges none.
-        reserve_on_ledgers(named.values(), fit_cost(final, **final_params), final)
+        inputs = {**final_params, **({} if public is None else {"X_public": public})}
+        reserve_on_ledgers(named.values(), fit_cost(final, **inputs), final)
         return final.set_params(**dict.fromkeys(named, None)), named
 
     def _final_fit_params(self, params):

@@ -305,7 +305,8 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
             self._check_final_before_charge(
                 final, X, y, Xpt, yp, final_params, transformed=bool(fitted)
             )
-        final, ledgers = self._reserve_final(clone(final), final_params)
+        public = None if Xp is None else PublicData(Xpt, yp)
+        final, ledgers = self._reserve_final(clone(final), final_params, public)
         # Only now, with the last step's cost charged, are the private rows
         # transformed: whether a transform of them fails is a question the
         # public fit chose (an encoder's categories), answered exactly.
@@ -320,7 +321,6 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
             # make the next transformer refuse the rows (a review's
             # reproducer: PolynomialFeatures, then PCA, one row at 1e200).
             Xt = _clip_overflow(Xt)
-        public = None if Xp is None else PublicData(Xpt, yp)
         final.fit(Xt, y, X_public=public, **final_params)
         # The fitted step names its ledgers again (cleared for the fit, which
         # the pipeline charged): its clones charge them, as the step's would.
