@@ -29,6 +29,7 @@ __all__ = [
     "fit_hidden",
     "fit_only",
     "open_classes",
+    "restore_settings",
     "search_ledger",
 ]
 
@@ -48,6 +49,26 @@ def candidate(estimator, params, accountant, *, classes=None):
         updates.update(dict.fromkeys(open_classes(est), classes))
     est.set_params(**updates)
     return est
+
+
+def restore_settings(fitted, estimator, params, ledger):
+    """Give the fitted winner back what :func:`candidate` switched off.
+
+    Its ``verbose`` and ``memory`` as the user set them, and the search's
+    ledger in every ``accountant`` parameter: the fit is over (the search
+    charged it once), and a clone of the winner refitted on private rows
+    must charge that ledger, as the estimator the user gave would (a review:
+    ``best_estimator_`` came back with no ledger, so its clones charged
+    nothing). The fitted state is not touched.
+    """
+    given = clone(estimator).set_params(**clone(params, safe=False))
+    settings = {
+        key: value
+        for key, value in given.get_params(deep=True).items()
+        if key.rsplit("__", 1)[-1] in ("verbose", "memory")
+    }
+    settings.update(dict.fromkeys(accountant_keys(fitted), ledger))
+    return fitted.set_params(**settings)
 
 
 def open_classes(estimator):

@@ -50,6 +50,7 @@ from ._candidates import (
     candidate_list,
     dry_run,
     open_classes,
+    restore_settings,
     search_ledger,
 )
 from ._delegate import BestEstimatorMixin
@@ -165,7 +166,10 @@ class PrivateParameterSearch(
     Attributes
     ----------
     best_estimator_ : estimator
-        The selected candidate, fitted.
+        The selected candidate, fitted. Its ``verbose`` and ``memory`` are
+        the given ones (switched off during the search), and its ledgers are
+        the search's: refitted, or cloned and fitted, it charges that ledger
+        again.
     best_params_ : dict
         Its parameters.
     best_index_ : int
@@ -580,6 +584,9 @@ class PrivateParameterSearch(
         self.cv_results_["cost_epsilon"] = np.array([c.epsilon for c in plan.costs])
         self.cv_results_["cost_delta"] = np.array([c.delta for c in plan.costs])
         self.best_params_ = candidates[self.best_index_]
+        restore_settings(
+            self.best_estimator_, self.estimator, self.best_params_, ledger
+        )
         self._log("done")
         return self
 

@@ -127,8 +127,27 @@ def test_ledger_on_the_estimator_is_charged_once():
     search.fit(X, y, X_public=PublicData(X_pub))
     assert ledger.spent() == PrivacyCost(3.0, 0.0)
     assert len(ledger.history) == 1
-    # The fitted candidate charged nothing of its own.
-    assert search.best_estimator_.accountant is None
+    # The fitted candidate charged nothing of its own, and names the ledger
+    # again: a clone of it refitted on private rows charges it.
+    best = search.best_estimator_
+    assert best.accountant is ledger
+    clone(best).fit(X, y, X_public=PublicData(X_pub))
+    assert len(ledger.history) == 2
+    assert ledger.spent() == PrivacyCost(3.0 + best.epsilon, 0.0)
+
+
+def test_best_estimator_gets_the_given_verbose_back(capsys):
+    # The runs print nothing (a line per run would count them); the fitted
+    # winner has the user's verbose again, and the search's ledger.
+    X, y, X_pub, _ = _data()
+    ledger = PrivacyAccountant(epsilon=100)
+    search = PrivateParameterSearch(
+        _base(verbose=1), {"epsilon": [0.5, 1.0]}, accountant=ledger
+    )
+    search.fit(X, y, X_public=PublicData(X_pub))
+    assert capsys.readouterr().out == ""
+    assert search.best_estimator_.verbose == 1
+    assert search.best_estimator_.accountant is ledger
 
 
 def test_two_ledgers_are_an_error():
