@@ -167,17 +167,18 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         The fitted base learner; ``predict`` uses it. Its ``accountant``
         parameters are None (charged through this estimator).
     base_privacy_cost_ : PrivacyCost
-        The base learner's stated cost ``(eps*, delta)``.
+        ``(eps*, delta)`` of Claim 5.7: the base learner's replace-one cost,
+        its stated cost or, when that holds for add/remove only, ``(2 eps,
+        (1 + e^eps) delta)`` by group privacy.
     privacy_spent_ : PrivacyCost
         What the ledger was charged, the guarantee of the fitted estimator as
         stored: Claim 5.7's ``(epsilon, (7 + e^{eps*}) / (3 + e^{2 eps*})
         epsilon delta)``; with ``store_transcript=True``,
         ``transcript_privacy_spent_``.
     transcript_privacy_spent_ : PrivacyCost
-        The base learner's replace-one cost (``base_privacy_cost_``, or
-        ``(2 eps*, (1 + e^{eps*}) delta)`` by group privacy when the base
-        learner's cost holds for add/remove only): what the model *together
-        with* the transcript is (Definition 5.4), whether or not it is stored.
+        ``base_privacy_cost_``, the base learner's replace-one cost: what the
+        model *together with* the transcript is (Definition 5.4), whether or
+        not it is stored.
 
     See Also
     --------
@@ -190,17 +191,17 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
     so the changed row enters ``D_J`` with probability ``n / t``, and when it
     does ``D_J`` changes in at most two rows (the changed one, and one that
     moves between labeled and unlabeled): Claim 5.7's proof gives
-    ``privacy_spent_`` for the fitted model.
+    ``privacy_spent_`` for the fitted model, with ``eps*`` the base learner's
+    guarantee for one entry replaced (``base_privacy_cost_``: an add/remove
+    learner's cost doubled by group privacy; until a review in November 2026
+    the add/remove cost was used, which sized the pool too small).
 
     **Transcript.** The paper's text says Algorithm 4 satisfies only the
     weaker Definition 5.3, not Definition 5.4: the transcript ``K`` is part of
     ``J``, so publishing it with the model reveals which rows the base
     learner saw, and no amplification is left. The model with the transcript
     is DP at the base learner's replace-one cost (given ``K``, one changed
-    row changes ``D_J`` in at most one row): ``base_privacy_cost_``, or its
-    group-privacy doubling when the base learner states add/remove (the
-    package's tree and logistic regression; a review found it charged the
-    add/remove cost). So, by default, ``K`` is not kept: the fitted model
+    row changes ``D_J`` in at most one row): ``base_privacy_cost_``. So, by default, ``K`` is not kept: the fitted model
     (and its pickle) is Claim 5.7's, and that is what the ledger is charged.
     ``store_transcript=True`` keeps it as ``transcript_`` and charges the
     weaker ``transcript_privacy_spent_`` instead. Either way the label
@@ -372,11 +373,9 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
             del self.transcript_
         self.base_privacy_cost_ = base_cost
         self.privacy_spent_ = cost
-        self.transcript_privacy_spent_ = (
-            cost
-            if self.store_transcript
-            else self._transcript_cost(base_cost, **cost_kw)
-        )
+        # The model with the transcript: given K, a replaced row changes D_J
+        # in one row, so the base learner's replace-one cost.
+        self.transcript_privacy_spent_ = cost if self.store_transcript else base_cost
         return self
 
     def _public_classes(self, X, X_public, y_public):
@@ -489,13 +488,37 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         return self.estimator.get_params(deep=False).get("classes")
 
     def _base_cost(self, **fit_params):
+        """The base learner's replace-one cost ``(eps*, delta)``.
+
+        Claim 5.7's proof runs the base learner on multisets ``D_J`` that
+        differ in entries (one replaced, and possibly one labeled in one and
+        unlabeled in the other), its ``eps*`` the guarantee for one entry
+        replaced: the stated cost when that holds for replace-one (or both,
+        or LabelBoost's restricted relation), else its group-privacy doubling (an add/remove learner such as the
+        tree or the logistic regression; a review found their add/remove
+        ``eps*`` put in the claim, which sized the pool too small).
+        """
         try:
-            return fit_cost(self.estimator, **fit_params)
+            cost = fit_cost(self.estimator, **fit_params)
         except TypeError as exc:
+            if hasattr(self.estimator, "_privacy_cost"):
+                raise  # its own error (a parameter refused), not a missing cost
             raise TypeError(
                 "SubSamplingActiveClassifier needs a private base learner (one "
                 f"that states its (epsilon, delta)): {exc}"
             ) from None
+        # LabelBoost's "restricted" relation (a labeled entry replaced by a
+        # labeled one, an unlabeled by an unlabeled one, the number labeled
+        # fixed) covers D_J's changes too: K is the m smallest indices of J,
+        # so swapping i for q replaces one labeled entry by a labeled one and
+        # one unlabeled by an unlabeled one, m unchanged.
+        if fit_neighbours(self.estimator, **fit_params) in (
+            "both",
+            "replace-one",
+            "restricted",
+        ):
+            return cost
+        return replace_one_cost(cost)
 
     def _privacy_neighbours(self, **fit_params):
         """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).
@@ -521,19 +544,10 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         for kw in variants:
             base_cost = self._base_cost(**kw)
             if self.store_transcript:
-                costs.append(self._transcript_cost(base_cost, **kw))
+                costs.append(base_cost)
             else:
                 costs.append(subsampling_privacy_cost(base_cost, self.epsilon))
         return PrivacyCost(max(c.epsilon for c in costs), max(c.delta for c in costs))
-
-    def _transcript_cost(self, base_cost, **fit_params):
-        """The model with the transcript: the base learner's replace-one cost
-        (given ``K``, a replaced row changes ``D_J`` in one row); group
-        privacy of its stated cost unless that holds for replace-one."""
-        relation = fit_neighbours(self.estimator, **fit_params)
-        if relation in ("both", "replace-one"):
-            return base_cost
-        return replace_one_cost(base_cost)
 
     def _base_estimator(self, estimator, classes, rng, cleared):
         """The clone of ``estimator``: label set, public-side seed, no ledger.

@@ -135,6 +135,8 @@ class LabelBoostPlanMixin:
         try:
             cost = fit_cost(self.estimator, **fit_params)
         except TypeError as exc:
+            if hasattr(self.estimator, "_privacy_cost"):
+                raise  # its own error (a parameter refused), not a missing cost
             raise TypeError(
                 "LabelBoostClassifier needs a private base learner (one that "
                 f"states its (epsilon, delta)): {exc}"

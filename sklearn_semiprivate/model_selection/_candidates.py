@@ -10,12 +10,18 @@ failed run without its cause.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import copy
 import warnings
 
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 
-from ..accounting._reservation import accountant_keys, fit_to_reservation
+from ..accounting._reservation import (
+    accountant_keys,
+    fit_cost,
+    fit_neighbours,
+    fit_to_reservation,
+)
 from ..utils._nested_fit import quiet, silenced_in_worker
 from ..utils._private_predict import count_correct
 from ..utils._rng import check_rng, public_seed
@@ -23,11 +29,14 @@ from ..utils._rng import check_rng, public_seed
 __all__ = [
     "candidate",
     "candidate_list",
+    "checked_cost",
     "describe",
     "dry_run",
     "fit_and_count",
     "fit_hidden",
     "fit_only",
+    "is_sampled",
+    "named_error",
     "open_classes",
     "restore_settings",
     "search_ledger",
@@ -92,16 +101,63 @@ def open_classes(estimator):
     >>> open_classes(SubSamplingActiveClassifier(
     ...     SemiPrivateClassifier(), classes=[0, 1]))
     []
+    >>> open_classes(SubSamplingActiveClassifier(
+    ...     SemiPrivateClassifier(classes=[0, 1])))
+    []
+    >>> open_classes(SubSamplingActiveClassifier(SemiPrivateClassifier()))
+    ['classes', 'estimator__classes']
     """
     deep = estimator.get_params(deep=True)
     slots = [k for k in deep if k == "classes" or k.endswith("__classes")]
-    declared = [k[: -len("classes")] for k in slots if deep[k] is not None]
-    return [
+    prefix = {k: k[: -len("classes")] for k in slots}
+    declared = [prefix[k] for k in slots if deep[k] is not None]
+    undeclared = [
         k
         for k in slots
-        if deep[k] is None
-        and not any(k[: -len("classes")].startswith(d) for d in declared)
+        if deep[k] is None and not any(prefix[k].startswith(d) for d in declared)
     ]
+
+    def below(k):
+        return [j for j in slots if j != k and prefix[j].startswith(prefix[k])]
+
+    # A meta-estimator's own slot (one with slots below it) is open only when
+    # one of those is: with every estimator inside declaring its label set,
+    # there is nothing to fill (a review: a nested search's unset classes
+    # made the outer search read the private label set).
+    return [
+        k
+        for k in undeclared
+        if not below(k) or any(j in undeclared and not below(j) for j in below(k))
+    ]
+
+
+def named_error(exc, params, what):
+    """``exc`` again, its message naming the candidate ``params``."""
+    message = f"The candidate {describe(params)} {what}: {exc}"
+    try:
+        error = type(exc)(message)
+    except Exception:  # an exception class with another signature
+        error = ValueError(message)
+    return error
+
+
+def checked_cost(probe, params, fit_params):
+    """A candidate's parameters checked, then its stated cost and relation.
+
+    Free: parameters only. Its own parameter errors (``epsilon=0``) come
+    first, naming it, as its fit would raise them before its reservation;
+    otherwise a nonsensical cost would be composed (a review).
+    """
+    try:
+        validate = getattr(probe, "_validate_params", None)
+        if validate is not None:
+            validate()
+    except Exception as exc:
+        raise named_error(exc, params, "has invalid parameters") from exc
+    try:
+        return fit_cost(probe, **fit_params), fit_neighbours(probe, **fit_params)
+    except Exception as exc:
+        raise named_error(exc, params, "does not state its cost") from exc
 
 
 def describe(params):
@@ -135,15 +191,8 @@ def dry_run(candidate, params, cost, X, y, fit_params):
         try:
             reserved = fit_to_reservation(candidate, X, y, **fit_params)
         except Exception as exc:
-            message = (
-                f"The candidate {describe(params)} cannot be fitted on this data "
-                f"(checked before any budget was spent): {exc}"
-            )
-            try:
-                error = type(exc)(message)
-            except Exception:  # an exception class with another signature
-                error = ValueError(message)
-            raise error from exc
+            what = "cannot be fitted on this data (checked before any budget was spent)"
+            raise named_error(exc, params, what) from exc
     if reserved is None:
         raise RuntimeError(
             f"The candidate {describe(params)} completed a fit without "
@@ -187,12 +236,9 @@ def fit_only(estimator, X, y, fit_params, pid):
         return estimator.fit(X, y, **fit_params)
 
 
-def candidate_list(param_distributions, n_candidates, random_state):
-    """The candidate list: public, from the parameters and ``random_state``.
-
-    A grid of lists gives every combination (unless ``n_candidates`` asks for
-    a sample); distributions give ``n_candidates`` draws (10 by default).
-    """
+def is_sampled(param_distributions, n_candidates):
+    """Whether the candidates are drawn (distributions, or ``n_candidates``)
+    rather than the whole grid."""
     grids = (
         param_distributions
         if isinstance(param_distributions, list)
@@ -203,12 +249,25 @@ def candidate_list(param_distributions, n_candidates, random_state):
     if not grids:
         raise ValueError("param_distributions gives no candidate.")
     all_lists = all(not hasattr(v, "rvs") for g in grids for v in g.values())
-    if all_lists and n_candidates is None:
-        candidates = list(ParameterGrid(param_distributions))
-    else:
+    return not (all_lists and n_candidates is None)
+
+
+def candidate_list(param_distributions, n_candidates, random_state):
+    """The candidate list: public, from the parameters and ``random_state``.
+
+    A grid of lists gives every combination (unless ``n_candidates`` asks for
+    a sample); distributions give ``n_candidates`` draws (10 by default).
+    Drawn from a copy of a generator given as ``random_state``, so that the
+    list is a function of the parameters: the cost an estimator nesting the
+    search reserves (``_privacy_cost``) is that of the candidates its fit
+    then runs (a review found a second draw fitted, uncharged).
+    """
+    if is_sampled(param_distributions, n_candidates):
         n = 10 if n_candidates is None else n_candidates
-        seed = public_seed(check_rng(random_state))
+        seed = public_seed(check_rng(copy.deepcopy(random_state)))
         candidates = list(ParameterSampler(param_distributions, n, random_state=seed))
+    else:
+        candidates = list(ParameterGrid(param_distributions))
     if not candidates:
         raise ValueError("param_distributions gives no candidate.")
     return candidates

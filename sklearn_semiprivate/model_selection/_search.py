@@ -33,7 +33,7 @@ from sklearn.utils.validation import column_or_1d
 
 from .._public import PublicData, resolve_classes
 from ..accounting import PrivacyAccountant
-from ..accounting._reservation import fit_cost, fit_neighbours, reserve_budget
+from ..accounting._reservation import reserve_budget
 from ..exceptions import PrivacyLeakWarning
 from ..pipeline._checks import unwrap_public
 from ..utils._nested_fit import dropped_in_this_thread
@@ -48,7 +48,9 @@ from ..utils._sklearn_compat import (
 from ._candidates import (
     candidate,
     candidate_list,
+    checked_cost,
     dry_run,
+    is_sampled,
     open_classes,
     restore_settings,
     search_ledger,
@@ -60,10 +62,7 @@ from ._search_steps import SearchStepsMixin
 __all__ = ["PrivateParameterSearch"]
 
 # The public side of a fit: what ``_plan`` returns.
-_Plan = namedtuple(
-    "_Plan",
-    "selection candidates fit_params costs total relation replace_one score_epsilon",
-)
+_Plan = namedtuple("_Plan", "selection candidates fit_params costs relations")
 
 
 class PrivateParameterSearch(
@@ -160,7 +159,9 @@ class PrivateParameterSearch(
         number of runs nor a score before the end).
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only: which candidates are drawn from
-        distributions. The split, the number of runs, the candidate of each
+        distributions (from a copy of a RandomState instance, so the same
+        ones on every fit; a nested search with drawn candidates needs an
+        int). The split, the number of runs, the candidate of each
         run and the score noise are privacy noise, fresh on every fit.
 
     Attributes
@@ -354,33 +355,32 @@ class PrivateParameterSearch(
             )
         fit_params = {} if X_pub is None else {"X_public": PublicData(X_pub)}
         candidates = self._candidates()
-        # Every candidate's cost, a function of its public parameters (not of
-        # its label set, which the fit fills in later).
-        probes = [self._make(params) for params in candidates]
-        costs = [fit_cost(probe, **fit_params) for probe in probes]
-        relations = [fit_neighbours(probe, **fit_params) for probe in probes]
+        # Every candidate's parameters checked, then its cost, a function of
+        # them (not of its label set, which the fit fills in later).
+        checked = [
+            checked_cost(self._make(params), params, fit_params)
+            for params in candidates
+        ]
+        costs = [cost for cost, _ in checked]
+        relations = [relation for _, relation in checked]
         if selection == "auto":
             # No public labels: random stopping, whose cost does not grow with
             # the grid, unless a candidate has delta > 0, which it cannot take.
             approximate = any(c.delta > 0 for c in costs)
             selection = "exponential" if approximate else "random_stopping"
-        total, relation, replace_one, score_epsilon = search_cost(
-            selection,
-            costs,
-            relations,
+        return _Plan(selection, candidates, fit_params, costs, relations)
+
+    def _total(self, plan):
+        """``(total, relation, replace_one, score_epsilon)`` of ``plan``
+        (``search_cost``); its refusals (``delta > 0`` for random stopping, a
+        restricted relation) come after the candidates' format checks."""
+        return search_cost(
+            plan.selection,
+            plan.costs,
+            plan.relations,
             None,
             self.score_epsilon,
             refit=self.refit,
-        )
-        return _Plan(
-            selection,
-            candidates,
-            fit_params,
-            costs,
-            total,
-            relation,
-            replace_one,
-            score_epsilon,
         )
 
     def _label_set(self, selection, candidates, y, y_pub):
@@ -424,14 +424,24 @@ class PrivateParameterSearch(
         public selection; other fit arguments are not taken by the search and
         change nothing.
         """
-        return self._public_plan(X_public, y_public).total
+        return self._total(self._public_plan(X_public, y_public))[0]
 
     def _privacy_neighbours(self, X_public=None, y_public=None, **fit_params):
         """The neighbours ``_privacy_cost`` holds for (see Notes)."""
-        return self._public_plan(X_public, y_public).relation
+        return self._total(self._public_plan(X_public, y_public))[1]
 
     def _public_plan(self, X_public, y_public):
         self._validate_params()
+        if self.random_state is None and is_sampled(
+            self.param_distributions, self.n_candidates
+        ):
+            # Each fit would draw other candidates than the ones costed here.
+            raise ValueError(
+                "A search whose candidates are drawn (distributions, or "
+                "n_candidates) states its cost before its fit only for a fixed "
+                "draw: pass an int random_state to the search when it is nested "
+                "(a pipeline's last step, a base learner, a candidate)."
+            )
         if X_public is not None and not isinstance(X_public, PublicData):
             # The fit warns about a raw array; stating its cost does not.
             X_public, y_public = PublicData(X_public, y_public), None
@@ -553,7 +563,7 @@ class PrivateParameterSearch(
             for params, cost in zip(candidates, plan.costs):
                 probe = self._make(params, classes)
                 show_once(dry_run(probe, params, cost, X_head, y_head, fit_params))
-        total, score_epsilon = plan.total, plan.score_epsilon
+        total, relation, replace_one, score_epsilon = self._total(plan)
         self._log(f"reserving the whole search's cost {total}")
         reserve_budget(ledger, total, self)
 
@@ -576,9 +586,9 @@ class PrivateParameterSearch(
                 )
         self.selection_ = selection
         self.privacy_spent_ = total
-        self.privacy_neighbours_ = plan.relation
-        if plan.replace_one is not None:
-            self.replace_one_privacy_ = plan.replace_one
+        self.privacy_neighbours_ = relation
+        if replace_one is not None:
+            self.replace_one_privacy_ = replace_one
         elif hasattr(self, "replace_one_privacy_"):
             del self.replace_one_privacy_
         self.cv_results_["cost_epsilon"] = np.array([c.epsilon for c in plan.costs])

@@ -325,14 +325,14 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         # at most one position of it (Claim 4.5), so the reduction inherits it.
         self.estimator_ = est.fit(X_priv, y_priv, X_public=public)
         self.classes_ = classes
-        self.privacy_spent_ = self._privacy_cost()
+        self.privacy_spent_ = self._privacy_cost(X_public=X_public, y_public=y_public)
         return self
 
     def _privacy_neighbours(self, **fit_params):
         """The neighbours ``_privacy_cost`` holds for: replace-one only (Claim 4.5)."""
         return "replace-one"
 
-    def _privacy_cost(self, **fit_params):
+    def _privacy_cost(self, X_public=None, y_public=None, **fit_params):
         """What ``fit`` spends: the wrapped learner's cost (Claim 4.5).
 
         The wrapped learner reserves its own cost on its own accountant; the
@@ -343,10 +343,25 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         learner such as the tree; a review found its add/remove cost stated
         as replace-one).
         """
-        cost = fit_cost(self.estimator, X_public=None)
-        if fit_neighbours(self.estimator, X_public=None) in ("both", "replace-one"):
+        public = self._public_kind(X_public, y_public)
+        cost = fit_cost(self.estimator, X_public=public)
+        if fit_neighbours(self.estimator, X_public=public) in ("both", "replace-one"):
             return cost
         return replace_one_cost(cost)
+
+    @staticmethod
+    def _public_kind(X_public, y_public):
+        """A stand-in for the public sample the learner's fit gets, in kind.
+
+        PubSamp's dummies are always there, labeled when public labels are
+        given (:meth:`_public_sample`); the stand-in is labeled then too, since
+        a learner's cost may depend on it (a search runs public selection: a
+        review found the reduction charged random stopping's cost for it).
+        """
+        labeled = y_public is not None or (
+            isinstance(X_public, PublicData) and X_public.y is not None
+        )
+        return PublicData(np.zeros((1, 1)), np.zeros(1) if labeled else None)
 
     @staticmethod
     def _public_sample(X_dummy, y_dummy, data):

@@ -492,6 +492,26 @@ def test_stored_transcript_of_an_add_remove_learner_is_charged_its_replace_one_c
     assert fit_cost(clf) == expected
 
 
+def test_claim_5_7_takes_an_add_remove_learners_replace_one_cost():
+    # Claim 5.7's proof runs the base learner on multisets differing in
+    # replaced entries, so eps* is its replace-one guarantee: 2 for a tree
+    # stated (1, 0) for add/remove. The pool bound t >= n (3 + e^(2 eps*)) /
+    # epsilon then allows n = floor(20000 * 0.2 / (3 + e^4)). A review found
+    # eps* = 1 put in the claim (n = 383, a pool too small for the stated
+    # epsilon); no test failed.
+    X, y = make_pool()
+    tree = SemiPrivateTreeClassifier(epsilon=1.0, bounds=(0, 1), classes=[0, 1])
+    acc = PrivacyAccountant(epsilon=10.0)
+    clf = SubSamplingActiveClassifier(
+        tree, epsilon=0.2, n_labeled=50, accountant=acc
+    ).fit(X, y)
+    assert clf.base_privacy_cost_ == PrivacyCost(2.0, 0.0)
+    assert clf.n_subsample_ == math.floor(20_000 * 0.2 / (3 + math.exp(4.0))) == 69
+    assert clf.privacy_spent_ == PrivacyCost(0.2, 0.0) == acc.spent()
+    with pytest.raises(ValueError, match="Claim 5.7 needs a pool"):
+        SubSamplingActiveClassifier(tree, epsilon=0.2, n_subsample=383).fit(X, y)
+
+
 def test_a_learner_taking_unlabeled_rows_is_charged_its_larger_variant():
     # With n_labeled < n_subsample the base learner is fitted with the
     # private unlabeled rows (GenericLearner's sanitizer, delta > 0), which

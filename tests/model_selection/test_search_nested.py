@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
+from scipy.stats import uniform
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_semiprivate import (
@@ -28,7 +29,9 @@ from sklearn_semiprivate import (
 )
 from sklearn_semiprivate.accounting._reservation import fit_cost, fit_neighbours
 from sklearn_semiprivate.model_selection import PrivateParameterSearch
+from sklearn_semiprivate.model_selection._candidates import open_classes
 from sklearn_semiprivate.pipeline import _final_step
+from sklearn_semiprivate.research import PublicDataReduction
 
 GRID = {"hypothesis_class": ["stumps", "partition"], "epsilon": [0.5, 1.0]}
 
@@ -224,3 +227,123 @@ def test_search_over_searches():
         == fit_cost(outer, X_public=PublicData(X_pub, y_pub))
     )
     assert len(ledger.history) == 1
+
+
+# --- a review of the nesting (F1-F5) ------------------------------------------
+
+
+def _sampled(random_state, ledger=None):
+    return PrivateParameterSearch(
+        SemiPrivateClassifier(classes=[0, 1]),
+        {"epsilon": uniform(0.1, 5.0)},
+        n_candidates=3,
+        random_state=random_state,
+        accountant=ledger,
+    )
+
+
+@pytest.mark.parametrize("make_state", [lambda: np.random.RandomState(0), lambda: 7])
+def test_sampled_candidates_are_the_ones_charged(make_state):
+    # The pipeline reserves the cost of the candidates its last step states,
+    # then fits that step: a second draw would run uncharged candidates (the
+    # review saw 6.50 charged and 14.19 spent). A generator given as
+    # random_state is drawn from as a copy.
+    X, y, X_pub, _ = _data()
+    for _ in range(3):
+        ledger = PrivacyAccountant(epsilon=1e6)
+        pipe = PublicFittedPipeline(
+            [("scale", StandardScaler()), ("search", _sampled(make_state(), ledger))]
+        )
+        pipe.fit(X, y, X_public=PublicData(X_pub))
+        assert ledger.spent() == pipe.steps_[-1][1].privacy_spent_
+
+
+def test_fresh_draws_cannot_be_nested():
+    X, y, X_pub, _ = _data()
+    search = _sampled(None)
+    # Alone, a fit draws and reserves its own candidates.
+    search.fit(X, y, X_public=PublicData(X_pub))
+    ledger = PrivacyAccountant(epsilon=1e6)
+    pipe = PublicFittedPipeline(
+        [("scale", StandardScaler()), ("search", _sampled(None, ledger))]
+    )
+    with pytest.raises(ValueError, match="int random_state"):
+        pipe.fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_stated_cost_of_a_reduction_over_a_search_follows_the_public_labels():
+    # PublicDataReduction hands its learner labeled public rows when public
+    # labels are given: the search then selects on them (the sum of the fits,
+    # 2 x 0.5 + 2 x 1.0 = 3.0), not by random stopping (4.0).
+    X, y, X_pub, y_pub = _data()
+    for labels, expected in [(None, 4.0), (y_pub, 3.0)]:
+        public = PublicData(X_pub, labels)
+        ledger = PrivacyAccountant(epsilon=100)
+        red = PublicDataReduction(
+            _search(random_state=0, accountant=ledger),
+            n_public=5,
+            classes=[0, 1],
+            random_state=0,
+        )
+        assert fit_cost(red, X_public=public) == PrivacyCost(expected, 0.0)
+        red.fit(X, y, X_public=public)
+        assert red.estimator_.privacy_spent_ == PrivacyCost(expected, 0.0)
+        assert red.privacy_spent_ == ledger.spent() == PrivacyCost(expected, 0.0)
+        ledger = PrivacyAccountant(epsilon=100)
+        pipe = PublicFittedPipeline(
+            [("red", red.set_params(estimator__accountant=ledger))]
+        )
+        pipe.fit(X, y, X_public=public)
+        assert ledger.spent() == PrivacyCost(expected, 0.0)
+        assert pipe.steps_[-1][1].estimator_.selection_ == (
+            "public" if labels is not None else "random_stopping"
+        )
+
+
+def test_a_search_whose_leaves_declare_classes_reads_no_label_set():
+    # The inner search's own classes=None is not open when its estimator
+    # declares its label set: the outer search reads nothing private, and a
+    # one-class private y fits as the inner search alone does.
+    X, y, X_pub, _ = _data()
+    inner = PrivateParameterSearch(
+        SemiPrivateClassifier(classes=[0, 1, 2]), {"epsilon": [0.5, 1.0]}
+    )
+    assert open_classes(inner) == []
+    outer = PrivateParameterSearch(inner, {"refit": [True, False]}, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        outer.fit(X, y, X_public=PublicData(X_pub))
+        outer.fit(X, np.zeros_like(y), X_public=PublicData(X_pub))
+    assert outer.best_estimator_.classes is None
+    assert outer.best_estimator_.best_estimator_.classes_.tolist() == [0, 1, 2]
+
+
+def test_invalid_candidate_parameters_are_named_and_free_when_nested():
+    X, y, X_pub, _ = _data(n=3000)
+    search = PrivateParameterSearch(
+        SemiPrivateClassifier(), {"epsilon": [0.0, 0.1]}, random_state=0
+    )
+    with pytest.raises(ValueError, match=r"candidate epsilon=0\.0 has invalid"):
+        fit_cost(search, X_public=PublicData(X_pub))
+    ledger = PrivacyAccountant(epsilon=100)
+    active = SubSamplingActiveClassifier(search, epsilon=1.0, accountant=ledger)
+    with pytest.raises(ValueError, match=r"candidate epsilon=0\.0 has invalid"):
+        active.fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_format_errors_come_before_the_selection_refusals():
+    # A candidate that cannot take data of this format is named first, as
+    # before the search stated its cost; random stopping's refusal of
+    # delta > 0 candidates comes after.
+    X, y, X_pub, _ = _data()
+    search = PrivateParameterSearch(
+        SemiPrivateLogisticRegression(classes=[0, 1]),
+        {"epsilon": [1.0]},
+        selection="random_stopping",
+    )
+    with pytest.raises(ValueError, match="cannot be fitted on this data"):
+        search.fit(X, y, X_public=PublicData(X_pub[:, :2]))
+    with pytest.raises(ValueError, match="pure-DP candidates"):
+        search.fit(X, y, X_public=PublicData(X_pub))
