@@ -157,6 +157,33 @@ results = pd.DataFrame(
 print(results.to_string())
 
 # %%
+# The search inside the pipeline instead
+# --------------------------------------
+# The search states its whole cost before a fit, from its parameters and
+# whether the public rows carry labels, so it can also be the last step of a
+# pipeline (or the base learner of
+# :class:`~sklearn_semiprivate.SubSamplingActiveClassifier`): the pipeline
+# reserves it on the ledger once, then transforms the private rows and fits
+# it. Here the preprocessing is fitted once, not once per run.
+nested_ledger = PrivacyAccountant(epsilon=3.0)
+nested = make_public_fitted_pipeline(
+    preprocess,
+    PrivateParameterSearch(
+        SemiPrivateClassifier(random_state=0),
+        {
+            "hypothesis_class": ["stumps", PartitionLabelings("kdtree", depth=3)],
+            "epsilon": [0.5],
+        },
+        classes=[0, 1],
+        accountant=nested_ledger,
+        random_state=0,
+    ),
+)
+nested.fit(X_priv, y_priv, X_public=PublicData(X_pub))
+print("spent:", nested_ledger.spent(), "in", len(nested_ledger.history), "charge")
+print("test accuracy:", round(nested.score(X_test, y_test), 3))
+
+# %%
 # The privacy-utility curve of the whole search
 # ----------------------------------------------
 # The search is refitted at several per-fit epsilons, five times each (fresh
