@@ -19,6 +19,8 @@ from .utils._rng import check_rng
 __all__ = [
     "PublicData",
     "check_public_data",
+    "declared_classes",
+    "open_classes",
     "resolve_classes",
     "subsample_public",
     "without_column_names",
@@ -314,6 +316,82 @@ def resolve_classes(classes, y_public, y_private):
         stacklevel=3,
     )
     return np.unique(np.asarray(y_private))
+
+
+def open_classes(estimator):
+    """The ``classes`` parameters that a label set given from outside fills.
+
+    Those left None under no declared one: a meta-estimator that declares
+    ``classes`` hands its (public) label set to the estimators inside it, so
+    theirs are not open (a review: a search filled the base learner of an
+    active classifier declaring ``classes=[0, 1, 2]`` with the private label
+    set, which then showed in the fitted model).
+
+    Examples
+    --------
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_semiprivate import (
+    ...     SemiPrivateClassifier, SubSamplingActiveClassifier)
+    >>> from sklearn_semiprivate._public import open_classes
+    >>> open_classes(make_pipeline(StandardScaler(), SemiPrivateClassifier()))
+    ['semiprivateclassifier__classes']
+    >>> open_classes(SubSamplingActiveClassifier(
+    ...     SemiPrivateClassifier(), classes=[0, 1]))
+    []
+    >>> open_classes(SubSamplingActiveClassifier(
+    ...     SemiPrivateClassifier(classes=[0, 1])))
+    []
+    >>> open_classes(SubSamplingActiveClassifier(SemiPrivateClassifier()))
+    ['classes', 'estimator__classes']
+    """
+    deep = estimator.get_params(deep=True)
+    slots = [k for k in deep if k == "classes" or k.endswith("__classes")]
+    prefix = {k: k[: -len("classes")] for k in slots}
+    declared = [prefix[k] for k in slots if deep[k] is not None]
+    undeclared = [
+        k
+        for k in slots
+        if deep[k] is None and not any(prefix[k].startswith(d) for d in declared)
+    ]
+
+    def below(k):
+        return [j for j in slots if j != k and prefix[j].startswith(prefix[k])]
+
+    # A meta-estimator's own slot (one with slots below it) is open only when
+    # one of those is: with every estimator inside declaring its label set,
+    # there is nothing to fill (a review: a nested search's unset classes
+    # made the outer search read the private label set).
+    return [
+        k
+        for k in undeclared
+        if not below(k) or any(j in undeclared and not below(j) for j in below(k))
+    ]
+
+
+def declared_classes(estimator):
+    """The label set declared highest in ``estimator`` (``classes`` or a
+    nested ``*__classes`` that is not None), or None.
+
+    What a meta-estimator without a ``classes`` of its own takes from its base
+    learner, however deep the declaration sits (a pipeline's last step).
+
+    Examples
+    --------
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> from sklearn_semiprivate import SemiPrivateClassifier
+    >>> from sklearn_semiprivate import make_public_fitted_pipeline
+    >>> from sklearn_semiprivate._public import declared_classes
+    >>> declared_classes(make_public_fitted_pipeline(
+    ...     StandardScaler(), SemiPrivateClassifier(classes=[0, 1])))
+    [0, 1]
+    """
+    deep = estimator.get_params(deep=True)
+    slots = sorted(
+        (k for k in deep if k == "classes" or k.endswith("__classes")),
+        key=lambda k: k.count("__"),
+    )
+    return next((deep[k] for k in slots if deep[k] is not None), None)
 
 
 def subsample_public(X_public, y_public, n_public, random_state):

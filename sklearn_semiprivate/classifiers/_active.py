@@ -18,7 +18,13 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
-from .._public import check_public_data, resolve_classes, without_column_names
+from .._public import (
+    check_public_data,
+    declared_classes,
+    open_classes,
+    resolve_classes,
+    without_column_names,
+)
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
     fit_cost,
@@ -201,8 +207,9 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
     ``J``, so publishing it with the model reveals which rows the base
     learner saw, and no amplification is left. The model with the transcript
     is DP at the base learner's replace-one cost (given ``K``, one changed
-    row changes ``D_J`` in at most one row): ``base_privacy_cost_``. So, by default, ``K`` is not kept: the fitted model
-    (and its pickle) is Claim 5.7's, and that is what the ledger is charged.
+    row changes ``D_J`` in at most one row): ``base_privacy_cost_``. So, by
+    default, ``K`` is not kept: the fitted model (and its pickle) is Claim
+    5.7's, and that is what the ledger is charged.
     ``store_transcript=True`` keeps it as ``transcript_`` and charges the
     weaker ``transcript_privacy_spent_`` instead. Either way the label
     oracle itself sees ``K``: it is outside the guarantee of Definition 5.3.
@@ -470,7 +477,10 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
     def _check_base_before_charge(self, n_features, n, m, classes, fit_kw):
         """Step 3's code on placeholder rows, up to the base's reservation."""
         if classes is None:
-            return  # no public label set yet
+            # No public label set yet (it will be read off the queried
+            # labels): placeholder labels, only the format matters here (a
+            # review found the probe skipped and the base's refusals charged).
+            classes = np.array([0, 1])
         rng = np.random.default_rng(0)  # placeholders: nothing secret
         probe = self._base_estimator(clone(self.estimator), classes, rng, {})
         kw = {k: without_column_names(v) for k, v in fit_kw.items()}
@@ -482,10 +492,11 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         probe_on_placeholders(probe, n, n_features, classes, fit=step_3)
 
     def _declared_classes(self):
-        """``classes``, else the base learner's ``classes`` (both public)."""
+        """``classes``, else the label set declared in the base learner,
+        however deep (both public)."""
         if self.classes is not None:
             return self.classes
-        return self.estimator.get_params(deep=False).get("classes")
+        return declared_classes(self.estimator)
 
     def _base_cost(self, **fit_params):
         """The base learner's replace-one cost ``(eps*, delta)``.
@@ -494,9 +505,10 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         differ in entries (one replaced, and possibly one labeled in one and
         unlabeled in the other), its ``eps*`` the guarantee for one entry
         replaced: the stated cost when that holds for replace-one (or both,
-        or LabelBoost's restricted relation), else its group-privacy doubling (an add/remove learner such as the
-        tree or the logistic regression; a review found their add/remove
-        ``eps*`` put in the claim, which sized the pool too small).
+        or LabelBoost's restricted relation), else its group-privacy doubling
+        (an add/remove learner such as the tree or the logistic regression; a
+        review found their add/remove ``eps*`` put in the claim, which sized
+        the pool too small).
         """
         try:
             cost = fit_cost(self.estimator, **fit_params)
@@ -557,9 +569,9 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         again, after the private reads.
         """
         estimator.set_params(**cleared)
-        params = estimator.get_params(deep=False)
-        if "classes" in params and params["classes"] is None:
-            estimator.set_params(classes=classes)
+        # Every open label set, nested ones too (a pipeline's last step): left
+        # None, it would be read off the queried labels (a review).
+        estimator.set_params(**dict.fromkeys(open_classes(estimator), classes))
         return seed_unset_random_states(estimator, public_seed(rng))
 
     def __sklearn_tags__(self):

@@ -26,7 +26,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._public import check_public_data, without_column_names
+from .._public import check_public_data, open_classes, without_column_names
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
@@ -419,9 +419,9 @@ class LabelBoostClassifier(
         again, after the rounds read private rows.
         """
         estimator.set_params(**cleared)
-        params = estimator.get_params(deep=False)
-        if "classes" in params and params["classes"] is None:
-            estimator.set_params(classes=classes)
+        # Every open label set, nested ones too (a pipeline's last step): left
+        # None, it would be read off the relabeled rows (a review).
+        estimator.set_params(**dict.fromkeys(open_classes(estimator), classes))
         # Package estimators seed only their public side with random_state.
         return seed_unset_random_states(estimator, public_seed(rng))
 

@@ -18,6 +18,7 @@ import math
 import numpy as np
 from sklearn.base import clone
 
+from .._public import declared_classes
 from ..accounting._reservation import (
     fit_cost,
     fit_neighbours,
@@ -117,10 +118,11 @@ class LabelBoostPlanMixin:
         probe_on_placeholders(probe, n_base, n_features, classes, **kw)
 
     def _declared_classes(self):
-        """``classes``, else the base learner's ``classes`` (both public)."""
+        """``classes``, else the label set declared in the base learner,
+        however deep (both public)."""
         if self.classes is not None:
             return self.classes
-        return self.estimator.get_params(deep=False).get("classes")
+        return declared_classes(self.estimator)
 
     def _base_cost(self, **fit_params):
         """The base learner's replace-one cost, or a TypeError naming what is

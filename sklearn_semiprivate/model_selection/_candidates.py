@@ -16,6 +16,7 @@ import warnings
 from sklearn.base import clone
 from sklearn.model_selection import ParameterGrid, ParameterSampler
 
+from .._public import open_classes
 from ..accounting._reservation import (
     accountant_keys,
     fit_cost,
@@ -78,57 +79,6 @@ def restore_settings(fitted, estimator, params, ledger):
     }
     settings.update(dict.fromkeys(accountant_keys(fitted), ledger))
     return fitted.set_params(**settings)
-
-
-def open_classes(estimator):
-    """The ``classes`` parameters that a label set given from outside fills.
-
-    Those left None under no declared one: a meta-estimator that declares
-    ``classes`` hands its (public) label set to the estimators inside it, so
-    theirs are not open (a review: a search filled the base learner of an
-    active classifier declaring ``classes=[0, 1, 2]`` with the private label
-    set, which then showed in the fitted model).
-
-    Examples
-    --------
-    >>> from sklearn.pipeline import make_pipeline
-    >>> from sklearn.preprocessing import StandardScaler
-    >>> from sklearn_semiprivate import (
-    ...     SemiPrivateClassifier, SubSamplingActiveClassifier)
-    >>> from sklearn_semiprivate.model_selection._candidates import open_classes
-    >>> open_classes(make_pipeline(StandardScaler(), SemiPrivateClassifier()))
-    ['semiprivateclassifier__classes']
-    >>> open_classes(SubSamplingActiveClassifier(
-    ...     SemiPrivateClassifier(), classes=[0, 1]))
-    []
-    >>> open_classes(SubSamplingActiveClassifier(
-    ...     SemiPrivateClassifier(classes=[0, 1])))
-    []
-    >>> open_classes(SubSamplingActiveClassifier(SemiPrivateClassifier()))
-    ['classes', 'estimator__classes']
-    """
-    deep = estimator.get_params(deep=True)
-    slots = [k for k in deep if k == "classes" or k.endswith("__classes")]
-    prefix = {k: k[: -len("classes")] for k in slots}
-    declared = [prefix[k] for k in slots if deep[k] is not None]
-    undeclared = [
-        k
-        for k in slots
-        if deep[k] is None and not any(prefix[k].startswith(d) for d in declared)
-    ]
-
-    def below(k):
-        return [j for j in slots if j != k and prefix[j].startswith(prefix[k])]
-
-    # A meta-estimator's own slot (one with slots below it) is open only when
-    # one of those is: with every estimator inside declaring its label set,
-    # there is nothing to fill (a review: a nested search's unset classes
-    # made the outer search read the private label set).
-    return [
-        k
-        for k in undeclared
-        if not below(k) or any(j in undeclared and not below(j) for j in below(k))
-    ]
 
 
 def named_error(exc, params, what):

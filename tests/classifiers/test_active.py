@@ -508,7 +508,7 @@ def test_claim_5_7_takes_an_add_remove_learners_replace_one_cost():
     assert clf.base_privacy_cost_ == PrivacyCost(2.0, 0.0)
     assert clf.n_subsample_ == math.floor(20_000 * 0.2 / (3 + math.exp(4.0))) == 69
     assert clf.privacy_spent_ == PrivacyCost(0.2, 0.0) == acc.spent()
-    with pytest.raises(ValueError, match="Claim 5.7 needs a pool"):
+    with pytest.raises(ValueError, match=r"Claim 5\.7 needs a pool"):
         SubSamplingActiveClassifier(tree, epsilon=0.2, n_subsample=383).fit(X, y)
 
 

@@ -1,0 +1,123 @@
+"""Label sets and free refusals through meta-estimators whose base is nested.
+
+The active classifier and LabelBoost hand their (public) label set to their
+base learner. A base whose label set sits deeper (a pipeline's last step)
+must get it too: left open, it was read off the queried or relabeled rows
+after the charge (a one-class draw then failed, an event of the private
+labels, and the fitted model showed which labels occur). And the base's own
+refusals of the data format must come before the charge even when no label
+set is known yet. Found by an accounting fuzz (``/tmp/s13/fuzz``).
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.preprocessing import MinMaxScaler
+
+from sklearn_semiprivate import (
+    LabelBoostClassifier,
+    PrivacyAccountant,
+    PrivacyCost,
+    PrivacyLeakWarning,
+    PublicFittedPipeline,
+    SemiPrivateClassifier,
+    SemiPrivateLogisticRegression,
+    SubSamplingActiveClassifier,
+)
+from sklearn_semiprivate._public import declared_classes, open_classes
+
+
+def _pipeline(last):
+    return PublicFittedPipeline([("tr", "passthrough"), ("m", last)])
+
+
+def test_active_fills_the_label_set_of_a_pipelines_last_step():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    y = (X.sum(axis=1) > 0).astype(int)  # label 2 never occurs
+    base = _pipeline(SemiPrivateClassifier(bounds=(-4, 4), epsilon=0.3))
+    assert open_classes(base) == ["m__classes"]
+    clf = SubSamplingActiveClassifier(
+        base,
+        epsilon=0.5,
+        n_subsample=20,
+        classes=[0, 1, 2],
+        accountant=PrivacyAccountant(delta=0.5),
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        clf.fit(X, y)
+    assert clf.estimator_.classes_.tolist() == [0, 1, 2]
+
+
+def test_active_with_a_one_class_draw_fits_when_the_set_is_declared():
+    # Almost every label is 0: the 5 queried labels are one class. The
+    # declared set reaches the pipeline's last step, which then fits; before,
+    # it read its label set off them and failed after the charge.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    y = np.zeros(3000, int)
+    y[:3] = 1
+    ledger = PrivacyAccountant(delta=0.5)
+    clf = SubSamplingActiveClassifier(
+        _pipeline(SemiPrivateClassifier(bounds=(-4, 4), epsilon=0.3)),
+        epsilon=0.5,
+        n_subsample=10,
+        n_labeled=5,
+        classes=[0, 1],
+        accountant=ledger,
+    ).fit(X, y)
+    assert clf.estimator_.classes_.tolist() == [0, 1]
+    assert len(ledger.history) == 1
+
+
+def test_active_takes_a_label_set_declared_deep_in_its_base():
+    base = _pipeline(SemiPrivateLogisticRegression(classes=[0, 1]))
+    assert declared_classes(base) == [0, 1]
+    assert SubSamplingActiveClassifier(base)._declared_classes() == [0, 1]
+    assert LabelBoostClassifier(base)._declared_classes() == [0, 1]
+
+
+def test_active_probes_its_base_before_the_charge_without_a_label_set():
+    # No label set anywhere, no public data: the pipeline's refusal of a
+    # transformer without public rows is free, as when fitted alone (the
+    # probe used to be skipped, and the refusal came after a charge).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    y = (X.sum(axis=1) > 0).astype(int)
+    ledger = PrivacyAccountant(delta=0.5)
+    clf = SubSamplingActiveClassifier(
+        PublicFittedPipeline(
+            [("tr", MinMaxScaler()), ("m", SemiPrivateLogisticRegression(epsilon=0.4))]
+        ),
+        epsilon=0.8,
+        n_subsample=10,
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="on public rows only"):
+        clf.fit(X, y)
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_labelboost_fills_the_label_set_of_a_pipelines_last_step():
+    # 3% of ones: the base's sample of LabelBoost's relabeled rows may hold
+    # one class; with the declared set handed down it fits every time.
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(320_000, 1))
+    y = (X[:, 0] > 0.97).astype(int)
+    y[2500:] = -1
+    ledger = PrivacyAccountant(delta=0.5)
+    clf = LabelBoostClassifier(
+        _pipeline(SemiPrivateClassifier("thresholds", epsilon=0.5, bounds=(0, 1))),
+        n_base=10,
+        growth_denominator=0.1,
+        classes=[0, 1],
+        accountant=ledger,
+    )
+    for _ in range(3):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrivacyLeakWarning)
+            clf.fit(X, y)
+        assert clf.estimator_.classes_.tolist() == [0, 1]
+    assert len(ledger.history) == 3
