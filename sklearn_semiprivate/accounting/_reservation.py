@@ -17,6 +17,7 @@ __all__ = [
     "fit_cost",
     "fit_neighbours",
     "fit_to_reservation",
+    "name_ledgers_again",
     "probe_on_placeholders",
     "replace_one_cost",
     "reserve_budget",
@@ -248,6 +249,33 @@ def without_ledgers(model):
     """
     model = clone(model)
     return model.set_params(**dict.fromkeys(accountant_keys(model), None))
+
+
+def name_ledgers_again(fitted, given):
+    """After a fit: ``fitted``'s ledgers set back to those ``given`` names.
+
+    A meta-estimator charges its base learner's ledgers its own cost, then
+    fits a clone whose ledgers are cleared (it must not charge again). Once
+    that fit is over, the fitted clone names the ledgers again, so that a
+    refit of it, or of a clone of it, on private rows charges them as the
+    given estimator would (a review: a fitted clone left without its ledger
+    refitted for free). None passes through.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate import PrivacyAccountant, SemiPrivateClassifier
+    >>> from sklearn_semiprivate.accounting._reservation import (
+    ...     name_ledgers_again, without_ledgers)
+    >>> given = SemiPrivateClassifier(accountant=PrivacyAccountant(1.0))
+    >>> fitted = without_ledgers(given)  # as fitted inside a meta-estimator
+    >>> name_ledgers_again(fitted, given).accountant is given.accountant
+    True
+    """
+    if fitted is None or given is None:
+        return fitted
+    params = given.get_params(deep=True)
+    keys = [k for k in accountant_keys(fitted) if k in params]
+    return fitted.set_params(**{k: params[k] for k in keys})
 
 
 def probe_on_placeholders(estimator, n_rows, n_features, classes, fit=None, **kw):

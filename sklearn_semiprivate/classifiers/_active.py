@@ -29,6 +29,7 @@ from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
     fit_cost,
     fit_neighbours,
+    name_ledgers_again,
     probe_on_placeholders,
     replace_one_cost,
     reserve_on_every_ledger,
@@ -170,8 +171,9 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         Only with ``store_transcript=True``: the queried indices ``K``, in the
         order asked (ascending), the transcript of Definition 5.4.
     estimator_ : estimator
-        The fitted base learner; ``predict`` uses it. Its ``accountant``
-        parameters are None (charged through this estimator).
+        The fitted base learner; ``predict`` uses it. Fitted with its ledgers
+        cleared (charged through this estimator), it names them again
+        afterwards: a refit of it charges them.
     base_privacy_cost_ : PrivacyCost
         ``(eps*, delta)`` of Claim 5.7: the base learner's replace-one cost,
         its stated cost or, when that holds for add/remove only, ``(2 eps,
@@ -370,6 +372,7 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         # (their column names were checked against the pool's above).
         fit_kw = {k: without_column_names(v) for k, v in fit_kw.items()}
         self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
+        name_ledgers_again(self.estimator_, self.estimator)
 
         self.classes_ = classes
         self.n_subsample_ = n

@@ -28,7 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._public import check_public_data, open_classes, without_column_names
 from ..accounting import PrivacyAccountant
-from ..accounting._reservation import reserve_on_every_ledger
+from ..accounting._reservation import name_ledgers_again, reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -163,7 +163,8 @@ class LabelBoostClassifier(
         Rows of ``S`` after step 3, and draws the base learner is fitted on.
     estimator_ : estimator
         The fitted base learner: the final hypothesis. ``predict`` uses it.
-        Its ``accountant`` parameters are None (charged through LabelBoost).
+        Fitted with its ledgers cleared (charged through LabelBoost), it names
+        them again afterwards: a refit of it charges them.
     base_privacy_cost_ : PrivacyCost
         The base learner's replace-one cost: its stated cost, or that cost
         doubled by group privacy when it holds for add/remove only.
@@ -399,6 +400,7 @@ class LabelBoostClassifier(
         # Step 5: the base learner on S', its ledgers cleared (charged above).
         estimator = self._base_estimator(estimator, classes, rng_base, cleared)
         self.estimator_ = estimator.fit(X_S[draws], y_S[draws], **base_kwargs)
+        name_ledgers_again(self.estimator_, self.estimator)
 
         self.classes_ = classes
         self.schedule_ = schedule

@@ -26,6 +26,7 @@ from sklearn.preprocessing import StandardScaler
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
     every_ledger,
+    name_ledgers_again,
     reserve_on_ledgers,
     without_ledgers,
 )
@@ -146,7 +147,8 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
         :func:`~sklearn.base.clone`. A ledger of the teacher or the student
         (an estimator of this package) is charged the same cost once, with
         this one, and the teachers and the student are fitted with their
-        ledgers cleared: they see only rows derived from PATE's input.
+        ledgers cleared: they see only rows derived from PATE's input. The
+        fitted ``student_`` names its ledgers again (a refit charges them).
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only: the public subsample, the grid and the
         student's ``random_state`` parameters left at None (nested ones too,
@@ -584,6 +586,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
             f"{X_train.shape[0]:,} labeled public rows..."
         )
         self.student_ = student.fit(X_train, y_train)
+        name_ledgers_again(self.student_, self.student)
         progress.done(started, "student: done")
 
     def _unfitted_model(self):

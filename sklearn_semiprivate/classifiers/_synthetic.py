@@ -24,6 +24,7 @@ from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
     every_ledger,
+    name_ledgers_again,
     reserve_on_ledgers,
     without_ledgers,
 )
@@ -170,7 +171,8 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         private read; the charge stays if the fit fails afterwards. A ledger
         of ``estimator`` (an estimator of this package) is charged the same
         cost once, with this one, and ``estimator`` is fitted with its ledgers
-        cleared: it sees only the released synthetic rows.
+        cleared: it sees only the released synthetic rows. The fitted
+        ``estimator_`` names them again (a refit charges them).
     random_state : int, RandomState instance or None, default=None
         Seeds the public-side randomness only: the grid without public data,
         the draw of synthetic rows and the ``random_state`` parameters of
@@ -554,6 +556,7 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         estimator = seed_unset_random_states(clone(estimator), public_seed(rng))
         kwargs = {} if w is None else {"sample_weight": w}
         self.estimator_ = estimator.fit(self.synthetic_X_, y, **kwargs)
+        name_ledgers_again(self.estimator_, self.estimator)
 
     def _unfitted_model(self):
         return _default_estimator() if self.estimator is None else self.estimator

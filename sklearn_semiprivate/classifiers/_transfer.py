@@ -24,6 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._public import without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
+    name_ledgers_again,
     probe_on_placeholders,
     reserve_on_every_ledger,
 )
@@ -136,8 +137,9 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
     Attributes
     ----------
     estimator_ : estimator
-        The kept hypothesis ``h``; ``predict`` uses it. Its ``accountant``
-        parameters are None (charged through this estimator).
+        The kept hypothesis ``h``; ``predict`` uses it. Fitted with its
+        ledgers cleared (charged through this estimator), it names them again
+        afterwards: a refit of it charges them.
     classes_ : ndarray of shape (n_classes,)
         The label set.
     n_features_in_ : int
@@ -500,7 +502,7 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
             f"{'halted' if halted else 'stopped'} after {len(losses)} rounds; "
             f"kept round {best_iter + 1} (estimated target loss {best_loss:.4f})"
         )
-        self.estimator_ = best
+        self.estimator_ = name_ledgers_again(best, self.estimator)
         self.classes_ = data.classes
         self.n_iter_ = len(losses)
         self.best_iter_ = best_iter

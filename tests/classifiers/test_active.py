@@ -296,7 +296,12 @@ def test_ledger_of_the_base_learner_is_charged_this_estimators_cost_once():
     clf.fit(X, y)
     assert clf.privacy_spent_ == expected == shared.spent()  # was (1.1, ...)
     assert [c.source for c in shared.history] == ["SubSamplingActiveClassifier"]
-    assert clf.estimator.accountant is shared and clf.estimator_.accountant is None
+    # The fitted clone charged nothing, and names the ledger again: a refit
+    # of it on private rows charges its own cost.
+    assert clf.estimator.accountant is shared and clf.estimator_.accountant is shared
+    clf.estimator_.fit(X[:200], y[:200])
+    assert len(shared.history) == 2
+    assert shared.history[-1].cost == fit_cost(clf.estimator)
     # A ledger on the base learner only: this estimator's cost, before the
     # oracle is asked (an exhausted one refuses with no label read).
     own = PrivacyAccountant(epsilon=10.0, delta=0.1)
@@ -321,7 +326,9 @@ def test_ledgers_two_levels_down_are_charged_once_each():
     ).fit(X, y)
     assert a.spent() == b.spent() == clf.privacy_spent_
     assert len(a.history) == len(b.history) == 1
-    assert clf.estimator_.accountant is None
+    # The fitted LabelBoost names both ledgers again (its own fitted base,
+    # fitted with its ledger cleared, does not).
+    assert clf.estimator_.accountant is b and clf.estimator_.estimator.accountant is a
     assert clf.estimator_.estimator_.accountant is None
 
 
