@@ -21,9 +21,17 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from .._public import PublicData
-from ..accounting._reservation import fit_cost, fit_neighbours, replace_one_cost
-from ..classifiers._base import prepare_fit_data
+from .._public import PublicData, open_classes
+from ..accounting import PrivacyAccountant
+from ..accounting._reservation import (
+    fit_cost,
+    fit_neighbours,
+    name_ledgers_again,
+    probe_on_placeholders,
+    replace_one_cost,
+    reserve_on_every_ledger,
+)
+from ..classifiers._base import check_private_labels, prepare_fit_data
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
@@ -162,6 +170,11 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         Label set of the dummy labels (the paper's is binary, ``{0, 1}``). If
         None, taken from the public labels, else read from the private ``y``
         with a :class:`~sklearn_semiprivate.PrivacyLeakWarning`.
+    accountant : PrivacyAccountant, default=None
+        Ledger charged ``privacy_spent_`` per fit, atomically, before the
+        first private read. A ledger of the wrapped learner (nested ones too)
+        is charged the same cost once, with this one, and the learner is
+        fitted with its ledgers cleared, then names them again.
     random_state : int, RandomState instance or None, default=None
         Seeds the public-side randomness only: PubSamp's dummies, and the
         wrapped learner's ``random_state`` when it has none (which, for a
@@ -201,9 +214,11 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
     ``y_public``) are not protected and join only the public sample; the
     guarantee holds because the wrapped learner is DP in its private sample
     for *every* public sample (the argument of Claim 4.5), which is the case
-    for the learners of this package. The wrapped learner's own ledger is
-    charged its own stated cost, under its own relation: a ledger kept for
-    replace-one should be sized with this ``privacy_spent_``.
+    for the learners of this package. This cost is what the reduction
+    reserves on its ledger and the learner's, before PrivSamp reads a row
+    (until a review in November 2026 only the learner's ledger was charged,
+    its own add/remove cost, and a search could not take the reduction as a
+    candidate: its stated cost was not the one reserved).
 
     **Utility.** If the wrapped learner has excess error ``alpha`` with
     ``n_public`` public examples, the output has error ``<= 100 n_public alpha``
@@ -233,6 +248,7 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         "n_public": [Interval(Integral, 1, None, closed="left")],
         "dummy_sampler": [callable, None],
         "classes": ["array-like", None],
+        "accountant": [PrivacyAccountant, None],
         "random_state": ["random_state"],
     }
 
@@ -243,12 +259,14 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         n_public,
         dummy_sampler=None,
         classes=None,
+        accountant=None,
         random_state=None,
     ):
         self.estimator = estimator
         self.n_public = n_public
         self.dummy_sampler = dummy_sampler
         self.classes = classes
+        self.accountant = accountant
         self.random_state = random_state
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -286,19 +304,39 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
             rng=None,
         )
         X, y, classes = data.X, data.y, data.classes
-        # Labels outside `classes` are not checked here: the check's question
-        # is chosen by a parameter, and this reduction has no ledger to charge
-        # first, so it would answer for free. The wrapped learner checks the
-        # rows PrivSamp keeps, after charging its own ledger.
         sampler = self.dummy_sampler or _standard_normal_sampler
-        # PrivSamp's coins and dummies decide where the real rows sit in the
-        # learner's private sample: privacy noise, fresh on every fit. PubSamp's
-        # dummies and the learner's seed are public-side.
-        rng_coins = noise_rng(self.random_state)
+        # Public side first: PubSamp's dummies (public-side seed) and the
+        # learner, seeded where its random_state is None (a learner of this
+        # package seeds only its public side with it), its open label sets
+        # (nested ones too) set to D0's public one: never read off S_priv.
         rng_pub, rng_fit = spawn_rngs(self.random_state, 2)
+        X_pub, y_pub = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
+        public = self._public_sample(X_pub, y_pub, data)
+        est = seed_unset_random_states(clone(self.estimator), public_seed(rng_fit))
+        est.set_params(**dict.fromkeys(open_classes(est), classes))
         n_real = X.shape[0]
         p = 1.0 / (100 * self.n_public)  # Alg. 2 step 2
         n_private = 10 * self.n_public * n_real  # so n~ = ceil(n_private / (10 n_pub))
+        # The learner's refusals of data of this format, free as when it is
+        # fitted alone: its own fit on placeholder rows, up to its reservation.
+        probe_on_placeholders(
+            clone(est),
+            n_private,
+            X.shape[1],
+            classes,
+            fit=lambda e, X_p, y_p: e.fit(X_p, y_p, X_public=public),
+        )
+        # Reserved atomically before PrivSamp reads a row, on this ledger and
+        # every ledger of the learner, each once; the learner is fitted with
+        # its ledgers cleared (it would charge its own cost again).
+        cost = self._privacy_cost(X_public=X_public, y_public=y_public)
+        cleared = reserve_on_every_ledger(self, cost)
+        est.set_params(**cleared)
+        check_private_labels(y, classes)
+
+        # PrivSamp's coins and dummies decide where the real rows sit in the
+        # learner's private sample: privacy noise, fresh on every fit.
+        rng_coins = noise_rng(self.random_state)
         length, positions = priv_samp(n_real, n_private, p, rng_coins)
         X_priv, y_priv = pub_samp(length, X.shape[1], classes, sampler, rng_coins)
         used = positions.size
@@ -306,26 +344,14 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         # uniform subset (the data may be sorted, e.g. by label).
         order = rng_coins.permutation(n_real)[:used]
         X_priv[positions] = X[order]
-        # A dtype that holds every private label as it is: casting to the
-        # classes' dtype would truncate an unknown string label into a known
-        # one and skip the learner's (charged) label check.
         y_priv = y_priv.astype(np.result_type(y_priv.dtype, y.dtype), copy=False)
         y_priv[positions] = y[order]
-        X_pub, y_pub = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
-        public = self._public_sample(X_pub, y_pub, data)
-
-        # A learner of this package seeds only its public side with its
-        # random_state; every one left at None is seeded, nested ones too.
-        est = seed_unset_random_states(clone(self.estimator), public_seed(rng_fit))
-        params = est.get_params()
-        if params.get("classes", classes) is None:
-            # D0's label set is public; never let the learner read it from S_priv.
-            est.set_params(classes=classes)
         # The wrapped learner is DP in its private sample; each real row sits in
         # at most one position of it (Claim 4.5), so the reduction inherits it.
         self.estimator_ = est.fit(X_priv, y_priv, X_public=public)
+        name_ledgers_again(self.estimator_, self.estimator)
         self.classes_ = classes
-        self.privacy_spent_ = self._privacy_cost(X_public=X_public, y_public=y_public)
+        self.privacy_spent_ = cost
         return self
 
     def _privacy_neighbours(self, **fit_params):

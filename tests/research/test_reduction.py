@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from sklearn_semiprivate import PublicData, SemiPrivateClassifier
+from sklearn_semiprivate import (
+    PrivacyAccountant,
+    PrivacyCost,
+    PublicData,
+    SemiPrivateClassifier,
+    SemiPrivateTreeClassifier,
+)
+from sklearn_semiprivate.accounting._reservation import fit_cost
+from sklearn_semiprivate.model_selection import PrivateParameterSearch
 from sklearn_semiprivate.research import PublicDataReduction, priv_samp
 
 
@@ -54,7 +62,10 @@ def test_samples_handed_to_the_wrapped_learner():
         classes=[0, 1],
         random_state=0,
     ).fit(X, y)
-    ((X_priv, y_priv, X_pub),) = _Spy.seen
+    # Two fits: the probe on placeholder rows (zeros), stopped at its
+    # reservation before the reduction's charge, then the real one.
+    (probe_X, _, _), (X_priv, y_priv, X_pub) = _Spy.seen
+    assert probe_X.shape[0] == 10 * 2 * 2000 and not probe_X.any()
     real = np.abs(X_priv[:, 0]) <= 1
     assert X_priv.shape[0] <= 10 * 2 * 2000
     # About n_private * p = 10 n_pub n / (100 n_pub) = n / 10 real rows.
@@ -94,7 +105,7 @@ def test_real_public_rows_join_the_dummies(labeled):
         classes=[0, 1],
         random_state=0,
     ).fit(X, y, X_public=public)
-    ((X_pub, y_pub),) = _PublicSpy.seen
+    _, (X_pub, y_pub) = _PublicSpy.seen  # the probe's public sample, then the fit's
     # PubSamp's n_public dummies first (far away), then the real public rows.
     assert X_pub.shape == (5, 1)
     assert np.all(X_pub[:2] >= 5.0)
@@ -131,7 +142,7 @@ def test_without_public_rows_the_public_sample_is_all_dummies():
         dummy_sampler=_far_dummies,
         classes=[0, 1],
     ).fit(X, y)
-    ((X_pub, y_pub),) = _PublicSpy.seen
+    _, (X_pub, y_pub) = _PublicSpy.seen  # the probe's public sample, then the fit's
     assert X_pub.shape == (3, 1) and np.all(X_pub >= 5.0) and y_pub is None
 
 
@@ -167,3 +178,73 @@ def test_unknown_string_label_is_not_truncated_into_a_class():
     )
     with pytest.raises(ValueError, match="not among the classes"):
         red.fit(X, y)
+
+
+# --- the reduction's own ledger (a fuzz review, F-C) --------------------------
+
+
+def _tree_data(n=800):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 2))
+    return X, (X.sum(axis=1) > 0).astype(int)
+
+
+def test_reduction_charges_its_replace_one_cost_on_every_ledger_once():
+    # An add/remove learner at epsilon 1: the reduction is 2-DP for
+    # replace-one (group privacy), and that is what both ledgers are charged
+    # (the learner's used to be charged its own 1, after nothing).
+    X, y = _tree_data()
+    own, inner = PrivacyAccountant(epsilon=10.0), PrivacyAccountant(epsilon=10.0)
+    learner = SemiPrivateTreeClassifier(
+        bounds=(-4, 4), classes=[0, 1], accountant=inner
+    )
+    red = PublicDataReduction(
+        learner, n_public=5, classes=[0, 1], accountant=own, random_state=0
+    )
+    red.fit(X, y)
+    for ledger in (own, inner):
+        assert [(c.source, c.cost) for c in ledger.history] == [
+            ("PublicDataReduction", PrivacyCost(2.0, 0.0))
+        ]
+    assert red.privacy_spent_ == fit_cost(red) == PrivacyCost(2.0, 0.0)
+    assert red.estimator_.accountant is inner  # named again after the fit
+
+
+def test_reduction_over_an_add_remove_learner_is_a_search_candidate():
+    # The search's dry run stops at the reduction's own reservation, its
+    # stated cost; it used to stop at the learner's (1 against 2) and refuse.
+    X, y = _tree_data()
+    ledger = PrivacyAccountant(epsilon=10.0)
+    red = PublicDataReduction(
+        SemiPrivateTreeClassifier(bounds=(-4, 4), classes=[0, 1]),
+        n_public=5,
+        classes=[0, 1],
+        random_state=0,
+    )
+    search = PrivateParameterSearch(
+        red,
+        {"estimator__epsilon": [0.2, 0.4]},
+        selection="exponential",
+        accountant=ledger,
+        random_state=0,
+    ).fit(X, y)
+    # 2 x (0.2 + 0.4) for the fits, a tenth of it for the selection.
+    assert search.privacy_spent_ == ledger.spent()
+    assert ledger.spent().epsilon == pytest.approx(1.32)
+    assert len(ledger.history) == 1
+
+
+def test_learner_refusal_of_the_format_is_free():
+    # A one-feature class on two features: refused by the learner's own
+    # checks, on placeholder rows, before the reduction's charge.
+    X, y = _tree_data()
+    ledger = PrivacyAccountant(epsilon=10.0)
+    red = PublicDataReduction(
+        SemiPrivateClassifier("thresholds", classes=[0, 1]),
+        n_public=5,
+        classes=[0, 1],
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="exactly one feature"):
+        red.fit(X, y)
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
