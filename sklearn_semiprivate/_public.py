@@ -370,11 +370,14 @@ def open_classes(estimator):
 
 
 def declared_classes(estimator):
-    """The label set declared highest in ``estimator`` (``classes`` or a
-    nested ``*__classes`` that is not None), or None.
+    """The label set declared in ``estimator`` (``classes`` or a nested
+    ``*__classes`` that is not None), or None; two different ones are an
+    error.
 
-    What a meta-estimator without a ``classes`` of its own takes from its base
-    learner, however deep the declaration sits (a pipeline's last step).
+    What a meta-estimator without a ``classes`` of its own takes from the
+    estimators inside it, however deep the declaration sits (a pipeline's
+    last step, a PATE student): :func:`open_classes` counts its own slot as
+    filled from below then.
 
     Examples
     --------
@@ -391,7 +394,20 @@ def declared_classes(estimator):
         (k for k in deep if k == "classes" or k.endswith("__classes")),
         key=lambda k: k.count("__"),
     )
-    return next((deep[k] for k in slots if deep[k] is not None), None)
+    declared = [k for k in slots if deep[k] is not None]
+    sets = {k: np.unique(np.asarray(deep[k])) for k in declared}
+    first = next(iter(sets.values()), None)
+    for key, labels in sets.items():
+        if labels.shape != first.shape or np.any(labels != first):
+            # One estimator would predict labels another does not know (a
+            # review: classes_ from the outer set, the inner one fitted, and
+            # predict_proba indexing past the end).
+            raise ValueError(
+                f"Two different label sets are declared: {declared[0]}="
+                f"{first.tolist()} and {key}={labels.tolist()}. Declare one "
+                "label set (the outer estimator hands it down to those inside)."
+            )
+    return deep[declared[0]] if declared else None
 
 
 def subsample_public(X_public, y_public, n_public, random_state):

@@ -14,7 +14,12 @@ import warnings
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._public import check_public_data, resolve_classes, subsample_public
+from .._public import (
+    check_public_data,
+    declared_classes,
+    resolve_classes,
+    subsample_public,
+)
 from ..exceptions import PrivacyLeakWarning, PublicDataWarning
 from ..utils._private_errors import call_on_private
 from ..utils._sklearn_compat import validate_data
@@ -102,6 +107,12 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
         what="the private rows (X, y)",
     )
     call_on_private(check_classification_targets, y, what="the private labels (y)")
+    # A meta-estimator without classes= of its own takes the label set
+    # declared inside it (a review: PATE over students declaring [0, 1, 2]
+    # read [0, 1] off the private rows); two different ones are an error.
+    inner = declared_classes(estimator)
+    if classes is None:
+        classes = inner
     declared = None if classes is None else np.unique(np.asarray(classes))
     Xp, yp = check_public_data(
         X_public,

@@ -119,10 +119,8 @@ class LabelBoostPlanMixin:
 
     def _declared_classes(self):
         """``classes``, else the label set declared in the base learner,
-        however deep (both public)."""
-        if self.classes is not None:
-            return self.classes
-        return declared_classes(self.estimator)
+        however deep (both public); two different ones are an error."""
+        return declared_classes(self)
 
     def _base_cost(self, **fit_params):
         """The base learner's replace-one cost, or a TypeError naming what is

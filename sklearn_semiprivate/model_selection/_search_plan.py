@@ -15,7 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._public import PublicData, open_classes, resolve_classes
+from .._public import PublicData, declared_classes, open_classes, resolve_classes
 from ..pipeline._checks import unwrap_public
 from ._candidates import checked_cost, is_sampled
 from ._private_fits import search_cost
@@ -91,6 +91,7 @@ class SearchPlanMixin:
         and warns.
         """
         if self.classes is not None:
+            declared_classes(self)  # a different set declared inside: an error
             classes = resolve_classes(self.classes, None, None)
         elif selection == "public":
             return np.unique(np.asarray(y_pub))

@@ -17,15 +17,18 @@ from sklearn.preprocessing import MinMaxScaler
 
 from sklearn_semiprivate import (
     LabelBoostClassifier,
+    PATEClassifier,
     PrivacyAccountant,
     PrivacyCost,
     PrivacyLeakWarning,
+    PublicData,
     PublicFittedPipeline,
     SemiPrivateClassifier,
     SemiPrivateLogisticRegression,
     SubSamplingActiveClassifier,
 )
 from sklearn_semiprivate._public import declared_classes, open_classes
+from sklearn_semiprivate.model_selection import PrivateParameterSearch
 
 
 def _pipeline(last):
@@ -121,3 +124,74 @@ def test_labelboost_fills_the_label_set_of_a_pipelines_last_step():
             clf.fit(X, y)
         assert clf.estimator_.classes_.tolist() == [0, 1]
     assert len(ledger.history) == 3
+
+
+# --- a review of the label sets filled from below (A1, A2) --------------------
+
+
+def _pate_declaring(classes):
+    model = SemiPrivateLogisticRegression(classes=classes, bounds=(-4, 4))
+    return PATEClassifier(
+        teacher=model, student=model, n_teachers=5, bounds=(-4, 4), random_state=0
+    )
+
+
+def test_pate_takes_the_label_set_its_models_declare():
+    # PATE without classes= of its own, inside an active classifier that
+    # declares [0, 1, 2] as its models do: open_classes counts PATE's slot as
+    # filled from below, so PATE must take that set, not read [0, 1] off the
+    # queried rows (with a leak warning, and a one-class draw failing after
+    # the charge).
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(6000, 2))
+    X_pub = rng.normal(size=(200, 2))
+    pate = _pate_declaring([0, 1, 2])
+    assert open_classes(pate) == [] and declared_classes(pate) == [0, 1, 2]
+    for y in [(X.sum(axis=1) > 0).astype(int), np.zeros(6000, int)]:
+        ledger = PrivacyAccountant(epsilon=100, delta=1e-3)
+        clf = SubSamplingActiveClassifier(
+            pate, epsilon=1.0, n_subsample=30, classes=[0, 1, 2], accountant=ledger
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrivacyLeakWarning)
+            clf.fit(X, y, X_public=PublicData(X_pub))
+        assert clf.estimator_.classes_.tolist() == [0, 1, 2]
+        assert clf.predict_proba(X[:3]).shape == (3, 3)
+        assert len(ledger.history) == 1
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: SubSamplingActiveClassifier(
+            SemiPrivateClassifier(classes=[0, 1, 2]), classes=[0, 1], epsilon=1.0
+        ),
+        lambda: SubSamplingActiveClassifier(
+            PrivateParameterSearch(
+                SemiPrivateClassifier(classes=[0, 1, 2]),
+                {"epsilon": [0.1]},
+                classes=[0, 1],
+            ),
+            epsilon=1.0,
+        ),
+        lambda: PrivateParameterSearch(
+            SubSamplingActiveClassifier(
+                SemiPrivateClassifier(classes=[0, 1, 2]), epsilon=1.0
+            ),
+            {"epsilon": [1.0]},
+            classes=[0, 1],
+        ),
+        lambda: _pate_declaring([0, 1, 2]).set_params(classes=[0, 1]),
+    ],
+)
+def test_two_different_declared_label_sets_are_refused_before_the_charge(make):
+    # The outer set became classes_, the inner one was fitted, and
+    # predict_proba indexed past the end (a review).
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(3000, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    ledger = PrivacyAccountant(epsilon=100, delta=1e-3)
+    est = make().set_params(accountant=ledger)
+    with pytest.raises(ValueError, match="Two different label sets"):
+        est.fit(X, y, X_public=PublicData(rng.uniform(size=(50, 2))))
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
