@@ -342,6 +342,15 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         # Public data and the public label set: checked before the charge and
         # before the oracle is asked (questions about public inputs only).
         classes = self._public_classes(X, X_public, y_public)
+        if classes is None and m < 2:
+            # The label set would be read off m < 2 queried labels: one class
+            # at most, refused after the charge whatever the data (a review).
+            raise ValueError(
+                f"n_labeled={m} with no classes= and no public labels: the label "
+                "set would be read off fewer than two queried labels, one class "
+                "at most. Pass classes=... listing every possible label, or "
+                "public labels."
+            )
         base_cost = self._base_cost(**cost_kw)
         cost = self._privacy_cost(**cost_kw)
         # The base learner's parameters are checked first (free).

@@ -195,3 +195,21 @@ def test_two_different_declared_label_sets_are_refused_before_the_charge(make):
     with pytest.raises(ValueError, match="Two different label sets"):
         est.fit(X, y, X_public=PublicData(rng.uniform(size=(50, 2))))
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_one_queried_label_and_no_label_set_is_refused_before_the_charge():
+    # m = 1 queried label can never hold two classes: refused for free (it
+    # was charged, then refused, whatever the data; a review).
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(3000, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    ledger = PrivacyAccountant(epsilon=100)
+    clf = SubSamplingActiveClassifier(
+        SemiPrivateClassifier(bounds=(0, 1)),
+        n_subsample=40,
+        n_labeled=1,
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="n_labeled=1 with no classes="):
+        clf.fit(X, y)
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
