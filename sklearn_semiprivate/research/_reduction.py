@@ -344,6 +344,9 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         # uniform subset (the data may be sorted, e.g. by label).
         order = rng_coins.permutation(n_real)[:used]
         X_priv[positions] = X[order]
+        # A dtype that holds every private label as it is (they are all in
+        # ``classes``, checked above): casting to the dummies' dtype could
+        # truncate a string label.
         y_priv = y_priv.astype(np.result_type(y_priv.dtype, y.dtype), copy=False)
         y_priv[positions] = y[order]
         # The wrapped learner is DP in its private sample; each real row sits in
