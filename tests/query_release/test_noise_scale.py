@@ -131,8 +131,8 @@ def test_public_support_selection_runs_at_the_stated_epsilon(monkeypatch, select
 class _RecordingGenerator(np.random.Generator):
     """A real generator that records the scale of every Laplace draw."""
 
-    def __init__(self):
-        super().__init__(np.random.PCG64())
+    def __init__(self, seed=None):
+        super().__init__(np.random.PCG64(seed))
         self.laplace_calls = []
 
     def laplace(self, loc=0.0, scale=1.0, size=None):
@@ -151,7 +151,10 @@ def test_representative_sparse_vector_draws_at_the_stated_scales(monkeypatch, de
     gens = []
 
     def recording_noise_rng(random_state=None):
-        gens.append(_RecordingGenerator())
+        # A fixed draw: with fresh noise an instance found no query (7
+        # updates, not 8) in 32 of 3,000 fits, and the run's shape below
+        # assumes 8; the scales checked do not depend on the draw.
+        gens.append(_RecordingGenerator(seed=0))
         return gens[-1]
 
     monkeypatch.setattr(_release, "noise_rng", recording_noise_rng)
