@@ -19,6 +19,7 @@ __all__ = [
     "fit_to_reservation",
     "name_ledgers_again",
     "probe_on_placeholders",
+    "replace_one_base_cost",
     "replace_one_cost",
     "reserve_budget",
     "reserve_on_every_ledger",
@@ -179,6 +180,29 @@ def replace_one_cost(cost):
     # then capped at 1.
     group_delta = 0.0 if delta == 0.0 else (1.0 + exp_or_inf(eps)) * delta
     return PrivacyCost(2.0 * eps, min(1.0, group_delta))
+
+
+def replace_one_base_cost(owner, estimator, also=(), **fit_params):
+    """A base learner's cost for one entry of its sample replaced.
+
+    Its stated cost when that holds for replace-one (or both, or a relation
+    in ``also`` that the owner's proof covers), else its group-privacy
+    doubling (:func:`replace_one_cost`). A learner that states no cost is a
+    TypeError naming ``owner``; an error of its own (a parameter refused) is
+    raised as it is.
+    """
+    try:
+        cost = fit_cost(estimator, **fit_params)
+    except TypeError as exc:
+        if hasattr(estimator, "_privacy_cost"):
+            raise  # its own error (a parameter refused), not a missing cost
+        raise TypeError(
+            f"{owner} needs a private base learner (one that states its "
+            f"(epsilon, delta)): {exc}"
+        ) from None
+    if fit_neighbours(estimator, **fit_params) in ("both", "replace-one", *also):
+        return cost
+    return replace_one_cost(cost)
 
 
 def reserve_on_ledgers(ledgers, cost, source):

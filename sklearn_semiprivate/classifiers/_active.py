@@ -27,11 +27,9 @@ from .._public import (
 )
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
-    fit_cost,
-    fit_neighbours,
     name_ledgers_again,
     probe_on_placeholders,
-    replace_one_cost,
+    replace_one_base_cost,
     reserve_on_every_ledger,
 )
 from ..utils._nested_fit import seed_unset_random_states
@@ -520,27 +518,17 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         review found their add/remove ``eps*`` put in the claim, which sized
         the pool too small).
         """
-        try:
-            cost = fit_cost(self.estimator, **fit_params)
-        except TypeError as exc:
-            if hasattr(self.estimator, "_privacy_cost"):
-                raise  # its own error (a parameter refused), not a missing cost
-            raise TypeError(
-                "SubSamplingActiveClassifier needs a private base learner (one "
-                f"that states its (epsilon, delta)): {exc}"
-            ) from None
         # LabelBoost's "restricted" relation (a labeled entry replaced by a
         # labeled one, an unlabeled by an unlabeled one, the number labeled
         # fixed) covers D_J's changes too: K is the m smallest indices of J,
         # so swapping i for q replaces one labeled entry by a labeled one and
         # one unlabeled by an unlabeled one, m unchanged.
-        if fit_neighbours(self.estimator, **fit_params) in (
-            "both",
-            "replace-one",
-            "restricted",
-        ):
-            return cost
-        return replace_one_cost(cost)
+        return replace_one_base_cost(
+            "SubSamplingActiveClassifier",
+            self.estimator,
+            also=("restricted",),
+            **fit_params,
+        )
 
     def _privacy_neighbours(self, **fit_params):
         """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).

@@ -20,10 +20,8 @@ from sklearn.base import clone
 
 from .._public import declared_classes
 from ..accounting._reservation import (
-    fit_cost,
-    fit_neighbours,
     probe_on_placeholders,
-    replace_one_cost,
+    replace_one_base_cost,
 )
 from ..hypotheses import PartitionLabelings
 from ..utils._nested_fit import dropped_warnings
@@ -132,18 +130,9 @@ class LabelBoostPlanMixin:
         the tree or the logistic regression; a review found the add/remove
         epsilon checked against Lemma 4.6's bound of 1).
         """
-        try:
-            cost = fit_cost(self.estimator, **fit_params)
-        except TypeError as exc:
-            if hasattr(self.estimator, "_privacy_cost"):
-                raise  # its own error (a parameter refused), not a missing cost
-            raise TypeError(
-                "LabelBoostClassifier needs a private base learner (one that "
-                f"states its (epsilon, delta)): {exc}"
-            ) from None
-        if fit_neighbours(self.estimator, **fit_params) in ("both", "replace-one"):
-            return cost
-        return replace_one_cost(cost)
+        return replace_one_base_cost(
+            "LabelBoostClassifier", self.estimator, **fit_params
+        )
 
     def _n_base(self, n_unlabeled):
         if self.n_base is not None:

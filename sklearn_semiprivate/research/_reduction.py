@@ -24,11 +24,9 @@ from sklearn.utils.validation import check_is_fitted
 from .._public import PublicData, open_classes
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import (
-    fit_cost,
-    fit_neighbours,
     name_ledgers_again,
     probe_on_placeholders,
-    replace_one_cost,
+    replace_one_base_cost,
     reserve_on_every_ledger,
 )
 from ..classifiers._base import check_private_labels, prepare_fit_data
@@ -373,10 +371,9 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         as replace-one).
         """
         public = self._public_kind(X_public, y_public)
-        cost = fit_cost(self.estimator, X_public=public)
-        if fit_neighbours(self.estimator, X_public=public) in ("both", "replace-one"):
-            return cost
-        return replace_one_cost(cost)
+        return replace_one_base_cost(
+            "PublicDataReduction", self.estimator, X_public=public
+        )
 
     @staticmethod
     def _public_kind(X_public, y_public):
