@@ -11,12 +11,14 @@ from ._accountant import PrivacyAccountant
 from ._composition import PrivacyCost
 
 __all__ = [
+    "InnerLedgersMixin",
     "accountant_keys",
     "call_to_reservation",
     "every_ledger",
     "fit_cost",
     "fit_neighbours",
     "fit_to_reservation",
+    "name_inner_ledgers",
     "name_ledgers_again",
     "probe_on_placeholders",
     "replace_one_base_cost",
@@ -299,7 +301,42 @@ def name_ledgers_again(fitted, given):
         return fitted
     params = given.get_params(deep=True)
     keys = [k for k in accountant_keys(fitted) if k in params]
-    return fitted.set_params(**{k: params[k] for k in keys})
+    fitted.set_params(**{k: params[k] for k in keys})
+    return name_inner_ledgers(fitted)
+
+
+def name_inner_ledgers(fitted):
+    """``fitted``'s own fitted inner estimators name their ledgers again.
+
+    At every depth: a fitted meta-estimator's fitted inner estimators were
+    fitted under its cleared ledgers too (a review: two levels down,
+    ``active.estimator_.best_estimator_`` kept None and refitted for free).
+    Calls ``fitted._name_inner_ledgers()`` where it exists
+    (:class:`InnerLedgersMixin`, the search, the pipeline); returns ``fitted``.
+    """
+    rename_inner = getattr(fitted, "_name_inner_ledgers", None)
+    if rename_inner is not None:
+        rename_inner()
+    return fitted
+
+
+class InnerLedgersMixin:
+    """A meta-estimator whose fitted inner estimators name their ledgers again.
+
+    ``_inner_estimators`` lists its ``(fitted attribute, parameter)`` pairs.
+    Its ``fit`` ends with ``self._name_inner_ledgers()``, and
+    :func:`name_ledgers_again` calls it again whenever an outer
+    meta-estimator names this one's ledgers again after fitting it as a
+    cleared clone: the renaming reaches every depth, so a refit of any fitted
+    object inside, or of a clone of it, charges the ledgers its parameters
+    name.
+    """
+
+    _inner_estimators = (("estimator_", "estimator"),)
+
+    def _name_inner_ledgers(self):
+        for fitted, given in self._inner_estimators:
+            name_ledgers_again(getattr(self, fitted, None), getattr(self, given))
 
 
 def probe_on_placeholders(estimator, n_rows, n_features, classes, fit=None, **kw):

@@ -27,7 +27,7 @@ from .._public import (
 )
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
-    name_ledgers_again,
+    InnerLedgersMixin,
     probe_on_placeholders,
     replace_one_base_cost,
     reserve_on_every_ledger,
@@ -99,7 +99,9 @@ def subsampling_privacy_cost(base_cost, epsilon):
     return PrivacyCost(float(epsilon), min(1.0, factor * epsilon * delta_base))
 
 
-class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
+class SubSamplingActiveClassifier(
+    InnerLedgersMixin, FittedBaseMixin, ClassifierMixin, BaseEstimator
+):
     """Private active learner: label a random subset only (SubSampling).
 
     Beimel, Nissim & Stemmer, Algorithm 4 and Claim 5.7. On a pool of ``t``
@@ -379,7 +381,7 @@ class SubSamplingActiveClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimato
         # (their column names were checked against the pool's above).
         fit_kw = {k: without_column_names(v) for k, v in fit_kw.items()}
         self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
-        name_ledgers_again(self.estimator_, self.estimator)
+        self._name_inner_ledgers()
 
         self.classes_ = classes
         self.n_subsample_ = n

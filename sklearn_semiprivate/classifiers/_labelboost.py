@@ -28,7 +28,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._public import check_public_data, open_classes, without_column_names
 from ..accounting import PrivacyAccountant
-from ..accounting._reservation import name_ledgers_again, reserve_on_every_ledger
+from ..accounting._reservation import InnerLedgersMixin, reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -58,7 +58,11 @@ __all__ = [
 
 
 class LabelBoostClassifier(
-    LabelBoostPlanMixin, FittedBaseMixin, ClassifierMixin, BaseEstimator
+    InnerLedgersMixin,
+    LabelBoostPlanMixin,
+    FittedBaseMixin,
+    ClassifierMixin,
+    BaseEstimator,
 ):
     """Private learning from few labeled and many unlabeled private rows.
 
@@ -400,7 +404,7 @@ class LabelBoostClassifier(
         # Step 5: the base learner on S', its ledgers cleared (charged above).
         estimator = self._base_estimator(estimator, classes, rng_base, cleared)
         self.estimator_ = estimator.fit(X_S[draws], y_S[draws], **base_kwargs)
-        name_ledgers_again(self.estimator_, self.estimator)
+        self._name_inner_ledgers()
 
         self.classes_ = classes
         self.schedule_ = schedule

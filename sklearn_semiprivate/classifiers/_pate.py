@@ -25,8 +25,8 @@ from sklearn.preprocessing import StandardScaler
 
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
+    InnerLedgersMixin,
     every_ledger,
-    name_ledgers_again,
     reserve_on_ledgers,
     without_ledgers,
 )
@@ -83,7 +83,9 @@ def _default_model():
     return make_pipeline(StandardScaler(), LogisticRegression())
 
 
-class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
+class PATEClassifier(
+    InnerLedgersMixin, ReleasedModelMixin, ClassifierMixin, BaseEstimator
+):
     """PATE: noisy votes of private teachers label public rows for a student.
 
     The private rows are split at random into ``n_teachers`` disjoint parts and
@@ -300,6 +302,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
 
     __metadata_request__fit = {"X_public": True, "y_public": True}
     _model_attr = "student_"
+    _inner_estimators = (("student_", "student"),)
 
     _parameter_constraints = {
         "teacher": [HasMethods(["fit", "predict"]), None],
@@ -586,7 +589,7 @@ class PATEClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
             f"{X_train.shape[0]:,} labeled public rows..."
         )
         self.student_ = student.fit(X_train, y_train)
-        name_ledgers_again(self.student_, self.student)
+        self._name_inner_ledgers()
         progress.done(started, "student: done")
 
     def _unfitted_model(self):

@@ -23,8 +23,8 @@ from sklearn.utils.validation import has_fit_parameter
 from .._public import PublicData
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
+    InnerLedgersMixin,
     every_ledger,
-    name_ledgers_again,
     reserve_on_ledgers,
     without_ledgers,
 )
@@ -109,7 +109,9 @@ def _dry_run(estimator, points, classes, n_draws):
         ) from exc
 
 
-class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator):
+class SyntheticDataClassifier(
+    InnerLedgersMixin, ReleasedModelMixin, ClassifierMixin, BaseEstimator
+):
     """Train a classifier on differentially private synthetic labeled rows.
 
     The private rows ``(X, y)`` are released once, with differential privacy,
@@ -556,7 +558,7 @@ class SyntheticDataClassifier(ReleasedModelMixin, ClassifierMixin, BaseEstimator
         estimator = seed_unset_random_states(clone(estimator), public_seed(rng))
         kwargs = {} if w is None else {"sample_weight": w}
         self.estimator_ = estimator.fit(self.synthetic_X_, y, **kwargs)
-        name_ledgers_again(self.estimator_, self.estimator)
+        self._name_inner_ledgers()
 
     def _unfitted_model(self):
         return _default_estimator() if self.estimator is None else self.estimator

@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._public import without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
-    name_ledgers_again,
+    InnerLedgersMixin,
     probe_on_placeholders,
     reserve_on_every_ledger,
 )
@@ -47,7 +47,9 @@ from ._transfer_plan import (
 __all__ = ["SubsampleTestReweighClassifier"]
 
 
-class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstimator):
+class SubsampleTestReweighClassifier(
+    InnerLedgersMixin, FittedBaseMixin, ClassifierMixin, BaseEstimator
+):
     """Subsample-Test-Reweigh: learn for a target from source rows (hybrid model).
 
     The curator's rows ``(X, y)`` come from a source distribution S; the
@@ -502,7 +504,8 @@ class SubsampleTestReweighClassifier(FittedBaseMixin, ClassifierMixin, BaseEstim
             f"{'halted' if halted else 'stopped'} after {len(losses)} rounds; "
             f"kept round {best_iter + 1} (estimated target loss {best_loss:.4f})"
         )
-        self.estimator_ = name_ledgers_again(best, self.estimator)
+        self.estimator_ = best
+        self._name_inner_ledgers()
         self.classes_ = data.classes
         self.n_iter_ = len(losses)
         self.best_iter_ = best_iter

@@ -22,6 +22,7 @@ from ..accounting._reservation import (
     fit_cost,
     fit_neighbours,
     fit_to_reservation,
+    name_inner_ledgers,
 )
 from ..utils._nested_fit import quiet, silenced_in_worker
 from ..utils._private_predict import count_correct
@@ -69,7 +70,9 @@ def restore_settings(fitted, estimator, params, ledger):
     charged it once), and a clone of the winner refitted on private rows
     must charge that ledger, as the estimator the user gave would (a review:
     ``best_estimator_`` came back with no ledger, so its clones charged
-    nothing). The fitted state is not touched.
+    nothing), and so do the fitted estimators inside it, at every depth
+    (:func:`~sklearn_semiprivate.accounting._reservation.name_inner_ledgers`).
+    The fitted state is not touched otherwise.
     """
     given = clone(estimator).set_params(**clone(params, safe=False))
     settings = {
@@ -78,7 +81,7 @@ def restore_settings(fitted, estimator, params, ledger):
         if key.rsplit("__", 1)[-1] in ("verbose", "memory")
     }
     settings.update(dict.fromkeys(accountant_keys(fitted), ledger))
-    return fitted.set_params(**settings)
+    return name_inner_ledgers(fitted.set_params(**settings))
 
 
 def named_error(exc, params, what):

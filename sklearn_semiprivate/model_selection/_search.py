@@ -331,6 +331,14 @@ class PrivateParameterSearch(
     def _ledger(self, candidates):
         return search_ledger(self.estimator, self.accountant, candidates)
 
+    def _name_inner_ledgers(self):
+        """``best_estimator_`` names the search's ledger again (after a fit)."""
+        if hasattr(self, "best_estimator_"):
+            ledger = self._ledger(self.cv_results_["params"])
+            restore_settings(
+                self.best_estimator_, self.estimator, self.best_params_, ledger
+            )
+
     def _make(self, params, classes=None):
         """A silent candidate whose ledgers are cleared: the search has paid."""
         return candidate(self.estimator, params, None, classes=classes)
@@ -477,9 +485,7 @@ class PrivateParameterSearch(
         self.cv_results_["cost_epsilon"] = np.array([c.epsilon for c in plan.costs])
         self.cv_results_["cost_delta"] = np.array([c.delta for c in plan.costs])
         self.best_params_ = candidates[self.best_index_]
-        restore_settings(
-            self.best_estimator_, self.estimator, self.best_params_, ledger
-        )
+        self._name_inner_ledgers()
         self._log("done")
         return self
 

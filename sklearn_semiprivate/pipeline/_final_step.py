@@ -26,6 +26,7 @@ from ..accounting._reservation import (
     fit_cost,
     fit_neighbours,
     fit_to_reservation,
+    name_ledgers_again,
     reserve_on_ledgers,
 )
 from ..utils._nested_fit import dropped_warnings, quiet
@@ -154,21 +155,32 @@ class FinalStepMixin:
         _reservation.fit_cost`: ``final_params`` and ``public``, the
         transformed public rows or None), so the pipeline reserves it on the
         step's accountant itself, then fits a clone whose ledgers are
-        cleared, which does not charge again. Returns that clone and its
-        ledgers by parameter name (set back after the fit).
+        cleared, which does not charge again. Returns that clone; it names
+        its ledgers again after the fit (:meth:`_name_inner_ledgers`).
         """
         keys = accountant_keys(final)
         params = final.get_params(deep=True)
         named = {k: params[k] for k in keys if params[k] is not None}
         if not named:
-            return final, {}
+            return final
         # Its parameters are checked first (free): a bad one must not cost.
         final._validate_params()
         # Every ledger is checked before any is charged: the usual refusal
         # charges none.
         inputs = {**final_params, **({} if public is None else {"X_public": public})}
         reserve_on_ledgers(named.values(), fit_cost(final, **inputs), final)
-        return final.set_params(**dict.fromkeys(named, None)), named
+        return final.set_params(**dict.fromkeys(named, None))
+
+    def _name_inner_ledgers(self):
+        """The fitted last step names its ledgers again, at every depth.
+
+        They were cleared for its fit, which the pipeline charged; a refit of
+        it, or of a clone of it, on private rows charges them, as the step
+        would (:func:`~sklearn_semiprivate.accounting._reservation.
+        name_ledgers_again`).
+        """
+        if hasattr(self, "steps_"):
+            name_ledgers_again(self.steps_[-1][1], self.steps[-1][1])
 
     def _final_fit_params(self, params):
         """Fit parameters of the last step, routed or as ``<last>__<param>``."""

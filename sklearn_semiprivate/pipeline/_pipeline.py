@@ -306,7 +306,7 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
                 final, X, y, Xpt, yp, final_params, transformed=bool(fitted)
             )
         public = None if Xp is None else PublicData(Xpt, yp)
-        final, ledgers = self._reserve_final(clone(final), final_params, public)
+        final = self._reserve_final(clone(final), final_params, public)
         # Only now, with the last step's cost charged, are the private rows
         # transformed: whether a transform of them fails is a question the
         # public fit chose (an encoder's categories), answered exactly.
@@ -322,13 +322,11 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
             # reproducer: PolynomialFeatures, then PCA, one row at 1e200).
             Xt = _clip_overflow(Xt)
         final.fit(Xt, y, X_public=public, **final_params)
-        # The fitted step names its ledgers again (cleared for the fit, which
-        # the pipeline charged): its clones charge them, as the step's would.
-        final.set_params(**ledgers)
         steps_.append((name, final))
         self._log(len(self.steps) - 1, name, start, private=True)
 
         self.steps_ = steps_
+        self._name_inner_ledgers()
         self.n_features_in_ = n_features
         if names is not None:
             self.feature_names_in_ = names

@@ -24,7 +24,7 @@ from sklearn.utils.validation import check_is_fitted
 from .._public import PublicData, open_classes
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import (
-    name_ledgers_again,
+    InnerLedgersMixin,
     probe_on_placeholders,
     replace_one_base_cost,
     reserve_on_every_ledger,
@@ -131,7 +131,7 @@ def pub_samp(n_public, n_features, classes, dummy_sampler, rng):
     return X, classes[rng.integers(classes.size, size=n_public)]
 
 
-class PublicDataReduction(ClassifierMixin, BaseEstimator):
+class PublicDataReduction(InnerLedgersMixin, ClassifierMixin, BaseEstimator):
     """A fully private learner built from a semi-private one (Lemma 4.4).
 
     Given a private sample of size ``ñ``, it asks the wrapped semi-private learner
@@ -350,7 +350,7 @@ class PublicDataReduction(ClassifierMixin, BaseEstimator):
         # The wrapped learner is DP in its private sample; each real row sits in
         # at most one position of it (Claim 4.5), so the reduction inherits it.
         self.estimator_ = est.fit(X_priv, y_priv, X_public=public)
-        name_ledgers_again(self.estimator_, self.estimator)
+        self._name_inner_ledgers()
         self.classes_ = classes
         self.privacy_spent_ = cost
         return self

@@ -326,10 +326,10 @@ def test_ledgers_two_levels_down_are_charged_once_each():
     ).fit(X, y)
     assert a.spent() == b.spent() == clf.privacy_spent_
     assert len(a.history) == len(b.history) == 1
-    # The fitted LabelBoost names both ledgers again (its own fitted base,
-    # fitted with its ledger cleared, does not).
+    # The fitted LabelBoost names both ledgers again, and so does its own
+    # fitted base, fitted with its ledger cleared (it used to keep None).
     assert clf.estimator_.accountant is b and clf.estimator_.estimator.accountant is a
-    assert clf.estimator_.estimator_.accountant is None
+    assert clf.estimator_.estimator_.accountant is a
 
 
 # --- label dtypes with a LabelBoost base (review F3) ------------------------------
