@@ -16,6 +16,7 @@ before the last step gets it.
 import inspect
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn import get_config
 from sklearn.base import clone
 from sklearn.utils.metadata_routing import process_routing
@@ -38,18 +39,56 @@ _SKIPPED = (None, "passthrough")
 
 
 def _clip_overflow(Xt):
-    """``Xt`` with +-inf at the largest float of its sign (float arrays only).
+    """``Xt`` with +-inf at the largest float of its sign, in its container.
 
     Row by row and data-independent: a finite private row a transformer
     overflowed to +-inf is kept at the largest float (the last step clips it
     into the public geometry), so whether the fit fails does not depend on how
     far out a private row lies. NaN is left alone: it may be a transformer's
-    "missing" for the next step to impute (see :doc:`/limitations`).
+    "missing" for the next step to impute (see :doc:`/limitations`). Float
+    arrays, the float columns of a pandas or polars DataFrame
+    (``set_output``) and a sparse matrix's stored values; the container is
+    kept (a review: pandas output skipped the clipping, so one private row
+    at 1e306 made the fit fail after the charge).
     """
-    if not (isinstance(Xt, np.ndarray) and Xt.dtype.kind == "f"):
+    if isinstance(Xt, np.ndarray):
+        return _clip_array(Xt) if Xt.dtype.kind == "f" else Xt
+    if issparse(Xt):
+        if Xt.dtype.kind != "f":
+            return Xt
+        Xt = Xt.copy()
+        Xt.data = _clip_array(Xt.data)
         return Xt
+    module = type(Xt).__module__.partition(".")[0]
+    if module == "pandas" and getattr(Xt, "ndim", 0) == 2:
+        Xt = Xt.copy()
+        for j, dtype in enumerate(Xt.dtypes):
+            if dtype.kind == "f":  # numpy and nullable floats
+                big = np.finfo(getattr(dtype, "numpy_dtype", dtype)).max
+                Xt.isetitem(j, Xt.iloc[:, j].clip(-big, big))
+        return Xt
+    if module == "polars":
+        import polars as pl
+
+        return Xt.with_columns(
+            [
+                pl.col(name).clip(-_big(dtype), _big(dtype))
+                for name, dtype in Xt.schema.items()
+                if dtype.is_float()
+            ]
+        )
+    return Xt
+
+
+def _clip_array(Xt):
     big = np.finfo(Xt.dtype).max
     return np.where(np.isposinf(Xt), big, np.where(np.isneginf(Xt), -big, Xt))
+
+
+def _big(polars_dtype):
+    """The largest float of a polars float dtype."""
+    bits = 32 if str(polars_dtype) == "Float32" else 64
+    return float(np.finfo(f"float{bits}").max)
 
 
 class FinalStepMixin:
