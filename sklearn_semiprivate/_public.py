@@ -20,6 +20,7 @@ __all__ = [
     "PublicData",
     "check_public_data",
     "declared_classes",
+    "declared_label_set",
     "open_classes",
     "resolve_classes",
     "subsample_public",
@@ -302,10 +303,7 @@ def resolve_classes(classes, y_public, y_private):
     array([0, 1])
     """
     if classes is not None:
-        out = np.unique(np.asarray(classes))
-        if out.size == 0:
-            raise ValueError("classes must not be empty.")
-        return out
+        return declared_label_set(classes)
     if y_public is not None:
         return np.unique(y_public)
     warnings.warn(
@@ -316,6 +314,44 @@ def resolve_classes(classes, y_public, y_private):
         stacklevel=3,
     )
     return np.unique(np.asarray(y_private))
+
+
+def declared_label_set(classes, name="classes"):
+    """A declared label set, checked: its sorted unique labels.
+
+    One-dimensional and non-empty, with no NaN, infinity or None among the
+    labels: a label no ``y`` can hold, or that never equals itself (a review:
+    ``classes=[0, nan]`` was charged, then failed with a membership error;
+    elsewhere it was refused as "two different label sets"). A parameter, so
+    refused before any charge.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate._public import declared_label_set
+    >>> declared_label_set([1, 0, 1]).tolist()
+    [0, 1]
+    """
+    labels = np.asarray(classes)
+    if labels.ndim != 1:
+        raise ValueError(
+            f"{name} must be a one-dimensional list of labels; got an array of "
+            f"shape {labels.shape}."
+        )
+    if labels.size == 0:
+        raise ValueError(f"{name} must not be empty.")
+    if labels.dtype.kind in "fc":
+        bad = not np.isfinite(labels).all()
+    else:
+        bad = labels.dtype.kind == "O" and any(
+            v is None or (isinstance(v, (float, complex)) and not np.isfinite(v))
+            for v in labels.tolist()
+        )
+    if bad:
+        raise ValueError(
+            f"{name} must hold labels, not NaN, infinity or None; got "
+            f"{labels.tolist()}."
+        )
+    return np.unique(labels)
 
 
 def open_classes(estimator):
@@ -395,7 +431,7 @@ def declared_classes(estimator):
         key=lambda k: k.count("__"),
     )
     declared = [k for k in slots if deep[k] is not None]
-    sets = {k: np.unique(np.asarray(deep[k])) for k in declared}
+    sets = {k: declared_label_set(deep[k], k) for k in declared}
     first = next(iter(sets.values()), None)
     for key, labels in sets.items():
         if labels.shape != first.shape or np.any(labels != first):

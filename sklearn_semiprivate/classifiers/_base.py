@@ -17,6 +17,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from .._public import (
     check_public_data,
     declared_classes,
+    declared_label_set,
     resolve_classes,
     subsample_public,
 )
@@ -113,7 +114,7 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
     inner = declared_classes(estimator)
     if classes is None:
         classes = inner
-    declared = None if classes is None else np.unique(np.asarray(classes))
+    declared = None if classes is None else declared_label_set(classes)
     Xp, yp = check_public_data(
         X_public,
         y_public,

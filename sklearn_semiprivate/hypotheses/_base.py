@@ -23,6 +23,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.utils import check_array
 
+from .._public import declared_label_set
 from ..mechanisms import exponential_mechanism
 
 __all__ = [
@@ -138,8 +139,8 @@ def check_classes(classes):
     >>> check_classes(["b", "a"]).tolist()
     ['a', 'b']
     """
-    classes = np.unique(np.asarray(classes))
-    if classes.ndim != 1 or classes.size < 2:
+    classes = declared_label_set(classes)
+    if classes.size < 2:
         raise ValueError(
             f"classes must hold at least two distinct labels, got {classes.tolist()}."
         )
