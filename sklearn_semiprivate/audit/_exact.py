@@ -16,6 +16,7 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
+from scipy.special import logsumexp
 
 from ..mechanisms._validation import check_scores, check_sensitivity
 from ..utils._validation import check_integer, check_real_array
@@ -29,6 +30,8 @@ __all__ = [
 
 # Refuse enumerations that would take minutes rather than seconds.
 _MAX_NEIGHBOURS = 2_000_000
+# How far from 1 a returned distribution's total may be (rounding only).
+_TOTAL_TOLERANCE = 1e-8
 
 
 class ExactPrivacyLoss(NamedTuple):
@@ -67,9 +70,22 @@ def _as_log(dist, log, name):
     if log:
         if np.isposinf(arr).any():
             raise ValueError(f"{name} returned a log-probability of +inf.")
+        total = float(np.exp(logsumexp(arr)))
+    else:
+        if np.any(arr < 0):
+            raise ValueError(f"{name} returned a negative probability.")
+        total = float(arr.sum())
+    # A distribution, not weights: log-ratios of unnormalised weights are off
+    # by the ratio of the totals (a review: exponential-mechanism log-weights
+    # gave 0.50 where the mechanism's loss is 0.994).
+    if not abs(total - 1.0) <= _TOTAL_TOLERANCE:
+        raise ValueError(
+            f"{name} must return an output distribution (total probability 1); "
+            f"its total is {total!r}. Normalise it (log-probabilities: subtract "
+            "their logsumexp)."
+        )
+    if log:
         return arr
-    if np.any(arr < 0):
-        raise ValueError(f"{name} returned a negative probability.")
     with np.errstate(divide="ignore"):
         return np.log(arr)
 
@@ -104,7 +120,8 @@ def max_privacy_loss_over_scores(
     ----------
     log_probabilities : callable
         ``scores -> exact output distribution`` of the mechanism (log-probabilities
-        if ``log=True``, probabilities otherwise), one entry per output.
+        if ``log=True``, probabilities otherwise), one entry per output; its
+        total must be 1 (unnormalised weights are a ValueError).
     scores : array-like of shape (n_candidates,)
         The base score vector.
     sensitivity : float, default=1.0
@@ -166,7 +183,8 @@ def max_privacy_loss_over_pairs(distribution, pairs, *, log=False):
     ----------
     distribution : callable
         ``dataset -> exact output distribution`` (probabilities, or
-        log-probabilities if ``log=True``) as a 1-D vector indexed by output.
+        log-probabilities if ``log=True``) as a 1-D vector indexed by output,
+        of total 1 (unnormalised weights are a ValueError).
     pairs : iterable of (dataset, dataset)
         Neighbouring datasets, e.g. from :func:`neighbouring_pairs`.
     log : bool, default=False

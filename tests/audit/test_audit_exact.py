@@ -90,6 +90,23 @@ def test_refuses_nonsense():
         max_privacy_loss_over_pairs(lambda d: np.ones(1), [])
 
 
+@pytest.mark.parametrize("log", [True, False])
+def test_unnormalised_weights_are_refused(log):
+    # A review: exponential-mechanism log-weights c * s (not normalised)
+    # gave 0.50 where the mechanism's loss is 0.994, and a mechanism at 3x
+    # the epsilon read as 1.5x: the ratio of the totals shifts every log-ratio.
+    def weights(s):
+        z = 0.5 * np.asarray(s)
+        return z if log else np.exp(z)
+
+    with pytest.raises(ValueError, match="total probability 1"):
+        max_privacy_loss_over_scores(weights, [0.0, 0.0], n_moves=3, log=log)
+    with pytest.raises(ValueError, match="total probability 1"):
+        max_privacy_loss_over_pairs(
+            lambda d: np.array([0.3, 0.3]), neighbouring_pairs([0, 1], 1), log=False
+        )
+
+
 def test_neighbouring_pairs_counts_and_relations():
     domain = ["a", "b", "c"]
     pairs = neighbouring_pairs(domain, n_rows=2)
