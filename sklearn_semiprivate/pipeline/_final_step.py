@@ -61,11 +61,15 @@ def _clip_overflow(Xt):
         return Xt
     module = type(Xt).__module__.partition(".")[0]
     if module == "pandas" and getattr(Xt, "ndim", 0) == 2:
+        floats = [j for j, dtype in enumerate(Xt.dtypes) if dtype.kind == "f"]
+        values = Xt.iloc[:, floats].to_numpy(dtype=np.float64, na_value=np.nan)
+        if not np.isinf(values).any():
+            return Xt  # the usual case, checked in one pass (no copy)
         Xt = Xt.copy()
-        for j, dtype in enumerate(Xt.dtypes):
-            if dtype.kind == "f":  # numpy and nullable floats
-                big = np.finfo(getattr(dtype, "numpy_dtype", dtype)).max
-                Xt.isetitem(j, Xt.iloc[:, j].clip(-big, big))
+        for j in floats:  # numpy and nullable floats, by position
+            dtype = Xt.dtypes.iloc[j]
+            big = np.finfo(getattr(dtype, "numpy_dtype", dtype)).max
+            Xt.isetitem(j, Xt.iloc[:, j].clip(-big, big))
         return Xt
     if module == "polars":
         import polars as pl
