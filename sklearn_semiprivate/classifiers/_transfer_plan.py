@@ -164,7 +164,8 @@ def make_plan(est, n, d, n_target, classes, learner_kw):
             f"Algorithm 2 needs n >= {needed} curator rows for "
             f"(epsilon={epsilon:g}, delta={delta:g}) over T={rounds} rounds "
             f"with m1={m} draws per round and kappa={kappa:g} (Claim 4.1 "
-            f"and advanced composition, Thm 4.2); X has {n} rows. Pass more "
+            f"with eps* <= 1 per round, and advanced composition, Thm 4.2); X "
+            f"has {n} rows. Pass more "
             "rows, or a smaller max_iter or n_subsample, or a larger kappa."
         )
     round_cost = steps.round_privacy_cost(learner_cost, m, kappa, n)

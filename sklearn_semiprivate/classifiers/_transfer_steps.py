@@ -247,14 +247,21 @@ def curator_privacy_cost(round_cost, rounds, delta):
 
 
 def _fits(learner_cost, m, kappa, n, rounds, epsilon, delta):
-    cost = curator_privacy_cost(
-        round_privacy_cost(learner_cost, m, kappa, n), rounds, delta
-    )
-    return cost.epsilon <= epsilon and cost.delta <= delta
+    round_cost = round_privacy_cost(learner_cost, m, kappa, n)
+    cost = curator_privacy_cost(round_cost, rounds, delta)
+    # Each round within eps* <= 1 as well: Thm 4.2's proof applies Claim 4.1
+    # only there (eps* <= eps / sqrt(8 T ln(2/delta)) < 1), and the lemma
+    # behind the claim (Karwa & Vadhan 2018, Lemma 6.1) is not at hand to
+    # check for a wider range (a review found n = 118 accepted at eps* = 2.54
+    # for a target eps = 4, T = 1).
+    return round_cost.epsilon <= 1.0 and cost.epsilon <= epsilon and cost.delta <= delta
 
 
 def curator_rows_needed(learner_cost, m, kappa, rounds, epsilon, delta):
     """Smallest ``n`` whose ``T``-round composition is within ``(ε, δ)``.
+
+    And whose rounds each stay within ``ε* <= 1``, the range Thm 4.2's proof
+    uses Claim 4.1 in.
 
     The cost decreases in ``n``; found by doubling then bisection on the
     same arithmetic the fit uses (Thm 4.2 asks ``n >= m1 sqrt(288 T

@@ -255,6 +255,23 @@ def test_rows_needed_is_the_exact_boundary():
     assert needed <= m * math.sqrt(288 * T * math.log(2 / delta)) / (eps * kappa)
 
 
+def test_rows_needed_keep_each_round_within_claim_4_1s_range():
+    # A review: at a large target epsilon with one round, the composition fit
+    # from n = 118 rows, a round at eps* = 2.54; Thm 4.2's proof uses Claim
+    # 4.1 only at eps* < 1, and the lemma behind the claim is not at hand to
+    # check a wider range. The rows needed now keep eps* <= 1.
+    cost, m, kappa, T, eps, delta = PrivacyCost(1.0, 4.6e-7), 50, 1.0, 1, 4.0, 1e-5
+    needed = steps.curator_rows_needed(cost, m, kappa, T, eps, delta)
+    assert needed == 300  # 6 * 1 * 50 / 300 = 1
+    assert steps.round_privacy_cost(cost, m, kappa, needed).epsilon <= 1.0
+    assert steps.round_privacy_cost(cost, m, kappa, needed - 1).epsilon > 1.0
+    # The composition alone would have allowed far fewer rows.
+    composed = steps.curator_privacy_cost(
+        steps.round_privacy_cost(cost, m, kappa, 118), T, delta
+    )
+    assert composed.epsilon <= eps and composed.delta <= delta
+
+
 def test_too_few_curator_rows_raises_naming_the_rows_needed():
     X, y, X_t, y_t = source_target(n=1000)
     Spy.fits = 0
