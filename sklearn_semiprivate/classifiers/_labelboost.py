@@ -184,8 +184,10 @@ class LabelBoostClassifier(
 
     Notes
     -----
-    **Privacy.** Replace-one neighbours (Definition 2.1): one labeled row
-    replaced by a labeled row, or one unlabeled row by an unlabeled row; the
+    **Privacy.** Replace-one neighbours within each part of Alg. 3's input
+    (a labeled database ``S`` and an unlabeled one ``D``; Lemma 4.6): one
+    labeled row replaced by a labeled row, or one unlabeled row by an
+    unlabeled row, narrower than Definition 2.1's any-entry replacement; the
     number of labeled and of unlabeled rows, and the hyper-parameters, are
     public, so every size in ``schedule_`` is. The proof (Lemma 4.6) is an
     induction over the rounds: Alg. 2 followed by the rest is
