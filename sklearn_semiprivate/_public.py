@@ -7,6 +7,7 @@ sliced by scikit-learn's cross-validation as if it were a per-sample quantity.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import cmath
 import numbers
 import warnings
 
@@ -341,17 +342,38 @@ def declared_label_set(classes, name="classes"):
         raise ValueError(f"{name} must not be empty.")
     if labels.dtype.kind in "fc":
         bad = not np.isfinite(labels).all()
+    elif labels.dtype.kind in "mM":
+        bad = bool(np.isnat(labels).any())
     else:
-        bad = labels.dtype.kind == "O" and any(
-            v is None or (isinstance(v, (float, complex)) and not np.isfinite(v))
-            for v in labels.tolist()
-        )
+        bad = labels.dtype.kind == "O" and any(map(_not_a_label, labels.tolist()))
     if bad:
         raise ValueError(
             f"{name} must hold labels, not NaN, infinity or None; got "
             f"{labels.tolist()}."
         )
     return np.unique(labels)
+
+
+def _not_a_label(value):
+    """Whether one label of an object array is missing, NaN or infinite.
+
+    Of any type: None, pandas' NA, a NaN (Python, NumPy scalar of any width,
+    Decimal: it never equals itself), an infinite number (a review: a float32
+    NaN or inf passed the first version of this check).
+    """
+    if value is None:
+        return True
+    try:
+        if bool(value != value):
+            return True
+    except (TypeError, ValueError):  # pandas' NA has no truth value
+        return True
+    if isinstance(value, (numbers.Number, np.number)):
+        try:
+            return cmath.isinf(complex(value))
+        except (TypeError, ValueError, OverflowError):
+            return False
+    return False
 
 
 def open_classes(estimator):

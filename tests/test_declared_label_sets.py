@@ -7,7 +7,10 @@ by ``PublicAssistedQueryRelease`` before a membership error, refused by
 itself), and ``classes=[[0, 1]]`` flattened without a word.
 """
 
+from decimal import Decimal
+
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.preprocessing import StandardScaler
 
@@ -88,6 +91,24 @@ def test_bad_label_set_deep_in_a_pipeline_is_refused_before_the_charge(bad):
     with pytest.raises(ValueError, match="must"):
         pipe.fit(X, y, X_public=pub)
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        np.array([0, np.float32("nan")], dtype=object),
+        np.array([0, np.float16("inf")], dtype=object),
+        [0, pd.NA],
+        [Decimal(0), Decimal("NaN")],
+        np.array(["2020-01-01", "NaT"], dtype="datetime64[D]"),
+    ],
+    ids=["float32-nan", "float16-inf", "pandas-NA", "decimal-nan", "NaT"],
+)
+def test_missing_labels_of_any_type_are_refused(bad):
+    # A review: the first version checked Python floats only, so a float32
+    # NaN gave "two different label sets", and a float16 inf was charged.
+    with pytest.raises(ValueError, match="not NaN, infinity or None"):
+        declared_label_set(bad)
 
 
 def test_good_label_sets_pass_as_sorted_unique_labels():

@@ -317,6 +317,18 @@ def name_inner_ledgers(fitted):
     rename_inner = getattr(fitted, "_name_inner_ledgers", None)
     if rename_inner is not None:
         rename_inner()
+        return fitted
+    # Not of this package (a scikit-learn Pipeline): its parameters hold the
+    # estimators it fitted in place, whose own fitted estimators are renamed
+    # (a review: a Pipeline between two meta-estimators of this package
+    # stopped the renaming).
+    for value in getattr(fitted, "get_params", dict)(deep=False).values():
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for item in items:
+            if isinstance(item, tuple) and len(item) >= 2:  # (name, step, ...)
+                item = item[1]
+            if hasattr(item, "get_params"):
+                name_inner_ledgers(item)
     return fitted
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import reserve_budget
+from ..accounting._reservation import InnerLedgersMixin, reserve_budget
 from ..hypotheses import (
     DecisionStumps,
     Halfplanes,
@@ -68,7 +68,9 @@ def _make_hypothesis_class(spec):
     return spec
 
 
-class SemiPrivateClassifier(ChosenMemberMixin, ClassifierMixin, BaseEstimator):
+class SemiPrivateClassifier(
+    InnerLedgersMixin, ChosenMemberMixin, ClassifierMixin, BaseEstimator
+):
     """Semi-private classifier: a cover from public points, picked privately.
 
     The distinct public points (unlabeled is enough) define a finite cover of the
@@ -215,6 +217,9 @@ class SemiPrivateClassifier(ChosenMemberMixin, ClassifierMixin, BaseEstimator):
 
     __metadata_request__fit = {"X_public": True, "y_public": True}
 
+    # Its fitted final estimator names the ledgers its parameter names.
+    _inner_estimators = (("final_estimator_", "final_estimator"),)
+
     _parameter_constraints = {
         "hypothesis_class": [
             StrOptions(set(_BUILTIN_CLASSES)),
@@ -349,6 +354,7 @@ class SemiPrivateClassifier(ChosenMemberMixin, ClassifierMixin, BaseEstimator):
         # The released rule: printing it is post-processing.
         progress.say(f"selected: {self.hypothesis_}")
         self.final_estimator_ = self._fit_final_estimator(points, rng_final, progress)
+        self._name_inner_ledgers()
         return self
 
     def _mechanism_name(self):

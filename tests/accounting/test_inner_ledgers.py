@@ -15,9 +15,11 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, clone
+from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_semiprivate import (
+    PATEClassifier,
     PrivacyAccountant,
     PublicData,
     PublicFittedPipeline,
@@ -38,9 +40,13 @@ def _data(n=3000, n_pub=60):
 
 
 def _fitted_inside(obj, path="model"):
-    """Every fitted estimator stored in a fitted attribute, at every depth."""
+    """Every fitted estimator stored in a fitted attribute, at every depth.
+
+    And the steps of a scikit-learn Pipeline, which it fits in place.
+    """
     for name, value in vars(obj).items():
-        if not name.endswith("_") or name.startswith("_"):
+        in_place = isinstance(obj, Pipeline) and name == "steps"
+        if not in_place and (not name.endswith("_") or name.startswith("_")):
             continue
         items = value if isinstance(value, (list, tuple)) else [value]
         for i, item in enumerate(items):
@@ -85,6 +91,21 @@ COMPOSITIONS = {
     ),
     "reduction(pipeline(tree))": lambda led: PublicDataReduction(
         _pipe(_tree(led)), n_public=20, classes=[0, 1], random_state=0
+    ),
+    # A review: SemiPrivateClassifier's fitted final estimator, and a
+    # scikit-learn Pipeline between two meta-estimators, stopped the renaming.
+    "active(stumps(final=stumps))": lambda led: SubSamplingActiveClassifier(
+        SemiPrivateClassifier(classes=[0, 1], final_estimator=_stumps(led)),
+        classes=[0, 1],
+    ),
+    "pate(sklearn pipeline(active(stumps)))": lambda led: PATEClassifier(
+        student=make_pipeline(
+            StandardScaler(),
+            SubSamplingActiveClassifier(_stumps(led), classes=[0, 1]),
+        ),
+        n_teachers=10,
+        epsilon=50.0,  # votes near exact: both labels reach the student
+        classes=[0, 1],
     ),
     "pipeline(active(search(stumps)))": lambda led: _pipe(
         SubSamplingActiveClassifier(
