@@ -327,7 +327,7 @@ def name_inner_ledgers(fitted):
         for item in items:
             if isinstance(item, tuple) and len(item) >= 2:  # (name, step, ...)
                 item = item[1]
-            if hasattr(item, "get_params"):
+            if hasattr(item, "get_params") and not isinstance(item, type):
                 name_inner_ledgers(item)
     return fitted
 
