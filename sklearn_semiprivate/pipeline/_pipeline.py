@@ -346,17 +346,16 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         # errstate: finite rows near the largest float overflow a scaler (and
         # scikit-learn's input checks); they become +-inf, kept at the largest
         # float as in fit, and the last step clips them.
-        transformed = False
+        # After every transformer, as in fit (a review: only after the last
+        # one, so a row a first step overflowed made the next one refuse).
+        # Only what a transformer overflowed: an input row of +-inf reaches
+        # the first step (or, with none, the last step) as it is, which
+        # refuses it as it would alone (a review: with no transformer, inf
+        # rows were predicted).
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             for _, step in self.steps_[:-1]:
                 if step not in _SKIPPED:
-                    X = step.transform(X)
-                    transformed = True
-        # Only what a transformer overflowed: an input row of +-inf reaches
-        # the last step as it is, which refuses it as it would alone (a
-        # review: with no transformer, inf rows were predicted).
-        if transformed:
-            X = _clip_overflow(X)
+                    X = _clip_overflow(step.transform(X))
         return getattr(self.steps_[-1][1], method)(X, *args, **kwargs)
 
     @available_if(_final_step_has("predict"))

@@ -94,3 +94,22 @@ def test_sparse_stored_values_are_clipped():
     assert sp.issparse(out)
     assert out.toarray().tolist() == [[BIG, 0.0], [0.0, -BIG]]
     assert np.isinf(X.data).all()  # the input is not changed
+
+
+@pytest.mark.parametrize("output", ["default", "pandas"])
+def test_predict_clips_after_every_transformer_as_fit_does(output):
+    # A review: predict clipped after the last transformer only, so a row the
+    # first one overflowed made the second refuse it (fit clipped each step).
+    from sklearn.decomposition import PCA
+    from sklearn.preprocessing import PolynomialFeatures
+
+    rng = np.random.default_rng(0)
+    X_pub = rng.normal(size=(60, 3))
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    pipe = make_public_fitted_pipeline(
+        PolynomialFeatures(2), PCA(2), SemiPrivateLogisticRegression(classes=[0, 1])
+    ).set_output(transform=output)
+    pipe.fit(X, y, X_public=PublicData(X_pub))
+    far = np.array([[1e200, 0.0, 0.0], [-1e308, 1e308, 1e308]])
+    assert np.isin(pipe.predict(far), [0, 1]).all()
