@@ -318,11 +318,14 @@ def name_inner_ledgers(fitted):
     if rename_inner is not None:
         rename_inner()
         return fitted
+    get_params = getattr(fitted, "get_params", None)
+    if get_params is None:
+        return fitted
     # Not of this package (a scikit-learn Pipeline): its parameters hold the
     # estimators it fitted in place, whose own fitted estimators are renamed
     # (a review: a Pipeline between two meta-estimators of this package
     # stopped the renaming).
-    for value in getattr(fitted, "get_params", dict)(deep=False).values():
+    for value in get_params(deep=False).values():
         items = value if isinstance(value, (list, tuple)) else [value]
         for item in items:
             if isinstance(item, tuple) and len(item) >= 2:  # (name, step, ...)
