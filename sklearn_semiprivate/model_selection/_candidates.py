@@ -240,19 +240,29 @@ def search_ledger(estimator, accountant, candidates):
                 "charges one ledger for all candidates; pass it as "
                 "PrivateParameterSearch(accountant=...)."
             )
-    found = {}
-    for est in [estimator] + [
-        clone(estimator).set_params(**params) for params in candidates
-    ]:
+    found, where = {}, {}
+    holders = [("its estimator", estimator)] + [
+        (f"the candidate {describe(params)}", clone(estimator).set_params(**params))
+        for params in candidates
+    ]
+    for holder, est in holders:
         inner = est.get_params(deep=True)
         for key in accountant_keys(est):
             if inner[key] is not None:
                 found[id(inner[key])] = inner[key]
+                where.setdefault(id(inner[key]), f"{holder} ({key})")
     if accountant is not None:
         found[id(accountant)] = accountant
+        where[id(accountant)] = "the search (accountant)"
     if len(found) > 1:
         raise ValueError(
-            "The search and its estimator hold different accountants; give "
-            "one ledger, as PrivateParameterSearch(accountant=...)."
+            "The search and its estimator hold different accountants, first "
+            f"found in: {'; '.join(where.values())}. Give one ledger, as "
+            "PrivateParameterSearch(accountant=...). A ledger held by a grid "
+            "value is seen by this search only: when the search is inside "
+            "another estimator (a pipeline, an active classifier, another "
+            "search), which stands in for the search's ledgers before it "
+            "charges, give the ledger as PrivateParameterSearch(accountant=...) "
+            "and none in the grid values."
         )
     return next(iter(found.values()), None)

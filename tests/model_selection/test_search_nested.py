@@ -365,3 +365,43 @@ def test_format_errors_come_before_the_selection_refusals():
         search.fit(X, y, X_public=PublicData(X_pub[:, :2]))
     with pytest.raises(ValueError, match="pure-DP candidates"):
         search.fit(X, y, X_public=PublicData(X_pub))
+
+
+@pytest.mark.parametrize(
+    "nest",
+    [
+        lambda s: PublicFittedPipeline([("scale", StandardScaler()), ("search", s)]),
+        lambda s: SubSamplingActiveClassifier(s, classes=[0, 1], random_state=0),
+    ],
+    ids=["pipeline", "active"],
+)
+def test_ledger_in_grid_values_of_a_nested_search_is_refused_with_a_way_out(nest):
+    # The nesting estimator stands in for the search's ledgers (deep
+    # parameters) but cannot see one held by a grid value; the error says
+    # where each ledger sits and what to do, and nothing is charged.
+    X, y, X_pub, _ = _data(n=3000)
+    ledger = PrivacyAccountant(epsilon=100)
+
+    def base(**kwargs):
+        return SemiPrivateClassifier(epsilon=0.25, classes=[0, 1], **kwargs)
+
+    held = PrivateParameterSearch(
+        PublicFittedPipeline([("c", base())]),
+        {"c": [base(accountant=ledger)]},
+        selection="exponential",
+        random_state=0,
+    )
+    with pytest.raises(ValueError, match="none in the grid values") as info:
+        nest(held).fit(X, y, X_public=PublicData(X_pub))
+    assert "c__accountant" in str(info.value)
+    assert ledger.spent() == PrivacyCost(0.0, 0.0)
+    # The way out the message gives.
+    free = PrivateParameterSearch(
+        PublicFittedPipeline([("c", base())]),
+        {"c__hypothesis_class": ["stumps"]},
+        selection="exponential",
+        accountant=ledger,
+        random_state=0,
+    )
+    nest(free).fit(X, y, X_public=PublicData(X_pub))
+    assert ledger.spent().epsilon > 0
