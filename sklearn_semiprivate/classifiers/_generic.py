@@ -380,6 +380,9 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             if has_unlabeled
             else None
         )
+        if self.bounds is not None:
+            # A public parameter: refused before the charge, not after it.
+            check_bounds(self.bounds, n_features)
         # Reserved before either mechanism reads a private row (or the bounds
         # are read off them), and charged even if the fit fails afterwards.
         cost = self._privacy_cost(X_unlabeled=X_unl)

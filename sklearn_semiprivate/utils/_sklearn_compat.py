@@ -12,9 +12,9 @@ from sklearn.pipeline import _name_estimators
 from sklearn.utils import _safe_indexing
 from sklearn.utils._param_validation import (
     HasMethods,
-    Interval,
     StrOptions,
 )
+from sklearn.utils._param_validation import Interval as _SklearnInterval
 from sklearn.utils.metaestimators import _BaseComposition
 from sklearn.utils.validation import validate_data as _validate_data
 
@@ -28,6 +28,23 @@ __all__ = [
     "_safe_indexing",
     "validate_data",
 ]
+
+
+class Interval(_SklearnInterval):
+    """scikit-learn's ``Interval`` constraint, refusing booleans.
+
+    ``True`` is an ``int`` (so a ``Real`` too) to Python, and scikit-learn's
+    constraint takes ``epsilon=True`` as 1. A boolean privacy parameter,
+    depth or row count is surely a mistake (as ``utils.check_epsilon`` says):
+    refused by ``_validate_params``, before any charge. Found by a review:
+    ``SemiPrivateClassifier(epsilon=True)`` passed the constraint, was charged
+    1, and then failed in the mechanism's own check.
+    """
+
+    def is_satisfied_by(self, val):
+        if isinstance(val, (bool, np.bool_)):
+            return False
+        return super().is_satisfied_by(val)
 
 
 def _fit_context(*, prefer_skip_nested_validation):

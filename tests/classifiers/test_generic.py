@@ -692,3 +692,16 @@ def test_huge_private_unlabeled_row_warns_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         clf.fit(X, y, X_unlabeled=X_unlabeled)
+
+
+@pytest.mark.parametrize("bad", [(1, 0), (0, np.nan), (0, np.inf)])
+def test_bad_bounds_are_refused_before_the_charge(bad):
+    # A public parameter; a review found it checked after the reservation
+    # (and so inside pipelines, searches and the active classifier too).
+    rng = np.random.default_rng(0)
+    X, y = rng.uniform(size=(50, 1)), np.arange(50) % 2
+    ledger = PrivacyAccountant(epsilon=10.0)
+    clf = GenericLearnerClassifier(bounds=bad, classes=[0, 1], accountant=ledger)
+    with pytest.raises(ValueError, match="bounds must be finite"):
+        clf.fit(X, y)
+    assert len(ledger.history) == 0
