@@ -333,6 +333,18 @@ def declared_label_set(classes, name="classes"):
     [0, 1]
     """
     labels = np.asarray(classes)
+    if labels.dtype.kind in "US" and not isinstance(classes, np.ndarray):
+        # NumPy turns [0, "a"] into ["0", "a"]: a label set of mixed types
+        # would silently become strings (a review).
+        kinds = {
+            isinstance(v, (str, bytes))
+            for v in np.ravel(np.asarray(classes, dtype=object))
+        }
+        if len(kinds) > 1:
+            raise ValueError(
+                f"{name} must hold labels of one type; got {list(classes)!r}, "
+                "strings mixed with other labels"
+            )
     if labels.ndim != 1:
         raise ValueError(
             f"{name} must be a one-dimensional list of labels; got an array of "

@@ -223,14 +223,15 @@ MALFORMED = {
         ),
         "X_target has 1 features",
     ),
-    "target_label_outside_classes": (
+    # (a label outside the classes is a loss, not an error: test_transfer)
+    "target_labels_of_another_kind": (
         lambda X, y, P, q, e: (
             X,
             y,
             _pub(P, q),
-            {**e, "y_target": np.where(e["y_target"] == 1, 7, 0)},
+            {**e, "y_target": np.where(e["y_target"] == 1, "a", "b")},
         ),
-        "y_target has labels that are not among the classes",
+        "y_target holds strings",
     ),
     "target_missing": (
         lambda X, y, P, q, e: (X, y, _pub(P, q), {}),

@@ -43,7 +43,7 @@ from ._active_labels import (
     _check_label_column,
     _with_unlabeled,
 )
-from ._base import check_label_set, check_private_labels
+from ._base import check_label_kinds, check_label_set, check_private_labels
 from ._delegate import FittedBaseMixin
 from ._labelboost import LabelBoostClassifier
 
@@ -351,6 +351,9 @@ class SubSamplingActiveClassifier(
                 "at most. Pass classes=... listing every possible label, or "
                 "public labels."
             )
+        if y is not None and classes is not None:
+            # The column's dtype against the label set's: a format fact.
+            check_label_kinds(y, classes)
         base_cost = self._base_cost(**cost_kw)
         cost = self._privacy_cost(**cost_kw)
         # The base learner's parameters are checked first (free).

@@ -135,6 +135,7 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
             "only one class. Pass classes=... listing every possible label."
         )
     check_label_set(classes_)
+    check_label_kinds(y, classes_)
     if Xp is not None:
         Xp, yp = subsample_public(Xp, yp, n_public, rng)
     elif n_public is not None and not isinstance(n_public, (int, np.integer)):
@@ -170,6 +171,35 @@ def check_label_set(classes):
             f"is {classes.tolist()}. Pass classes=... listing every possible label."
         )
     return classes
+
+
+def check_label_kinds(y, classes, name="y"):
+    """Refuse string labels against a numeric label set, or the reverse.
+
+    No label can then match, whatever the values: a format fact (the arrays'
+    dtypes), like a string in ``X``, so refused before the charge (a review:
+    ``y=['a', 'b']`` with ``classes=[0, 1]`` was charged, then failed the
+    membership check). Object arrays can hold either, so they are left to
+    :func:`check_private_labels`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers._base import check_label_kinds
+    >>> check_label_kinds(np.array(["a", "b"]), np.array([0, 1]))
+    Traceback (most recent call last):
+    ...
+    ValueError: y holds strings but the label set [0, 1] holds numbers: ...
+    """
+    y_kind, c_kind = np.asarray(y).dtype.kind, np.asarray(classes).dtype.kind
+    if "O" in (y_kind, c_kind) or (y_kind in "US") == (c_kind in "US"):
+        return
+    what = {True: "strings", False: "numbers"}
+    raise ValueError(
+        f"{name} holds {what[y_kind in 'US']} but the label set {classes.tolist()} "
+        f"holds {what[c_kind in 'US']}: no label can match. Pass classes= of "
+        f"the labels' type (or encode {name})." + _encoded_labels_hint(classes)
+    )
 
 
 def check_private_labels(y, classes):

@@ -356,8 +356,11 @@ class SubsampleTestReweighClassifier(
             Every fit asks its agents again (another ``local_epsilon``
             each): see the Notes on ``cross_validate`` and ``GridSearchCV``.
         y_target : array-like of shape (n_agents,), default=None
-            Their labels, each among ``classes_`` (else a ``ValueError``
-            before the charge).
+            Their labels. A label outside ``classes_`` is a loss for every
+            hypothesis; it is not looked for, since an exact check would read
+            the agents' labels outside their local randomizer. String labels
+            against a numeric label set (or the reverse) are a ``ValueError``
+            before the charge.
         target_oracle : callable, default=None
             ``target_oracle(h) -> float``: a privatized estimate of the
             fitted hypothesis ``h``'s 0-1 loss on T, for agents that are

@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from ..utils._private_errors import call_on_private
+from ._base import check_label_kinds
 
 __all__ = [
     "check_learner_bounds",
@@ -110,8 +111,9 @@ def check_target_source(X_target, y_target, target_oracle):
 def check_target(X_target, y_target, n_features, classes=None):
     """Format checks of the agents' rows; no value is quoted in an error.
 
-    With ``classes``, every target label must be one of them (a label no
-    hypothesis can predict would count as a loss in every round).
+    With ``classes``, string labels against a numeric label set (or the
+    reverse) are refused; a label outside ``classes`` is not looked for: it
+    counts as a loss in every round (no hypothesis predicts it).
     """
     X_target = call_on_private(
         check_array, X_target, dtype=np.float64, ensure_all_finite=True,
@@ -133,14 +135,12 @@ def check_target(X_target, y_target, n_features, classes=None):
             "shapes are not quoted: they hold the number of private rows)."
         )
     if classes is not None:
-        known = set(np.asarray(classes).tolist())
-        if not set(y_target.tolist()) <= known:
-            raise ValueError(
-                "y_target has labels that are not among the classes (the "
-                "learner's classes=, else the public labels, else the private "
-                "ones); no label is quoted. The target's labels must be the "
-                "source's."
-            )
+        # Whether every agent's label is in ``classes`` is not asked: exact,
+        # before any local randomizer, it would reveal the agents' labels (a
+        # review). A label outside them is one no hypothesis predicts, so it
+        # counts as a loss in every round, through the randomizer. The dtypes
+        # (a format fact) may still rule every label out.
+        check_label_kinds(y_target, np.asarray(classes), name="y_target")
     return X_target, y_target
 
 

@@ -29,10 +29,10 @@ the parameters alone.
 
 import numpy as np
 
-from .._public import check_public_data
+from .._public import check_public_data, declared_label_set
 from ..accounting import PrivacyCost
 from ..accounting._reservation import reserve_budget
-from ..classifiers._base import check_private_labels
+from ..classifiers._base import check_label_kinds, check_private_labels
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import validate_data
@@ -61,6 +61,9 @@ class _ReleaseFit:
             validate_data, self, X, reset=True, dtype=np.float64, what="the private X"
         )
         labeled = y is not None
+        # A parameter, checked even where unused (an unlabeled fit): a review
+        # found an invalid one ignored without a word.
+        declared = None if self.classes is None else declared_label_set(self.classes)
         if labeled:
             y = check_private_label_format(y, X.shape[0])
         Xp, yp = check_public_data(
@@ -68,17 +71,14 @@ class _ReleaseFit:
             y_public if labeled else None,
             n_features=X.shape[1],
             feature_names=getattr(self, "feature_names_in_", None),
-            classes=(
-                np.asarray(self.classes)
-                if labeled and self.classes is not None
-                else None
-            ),
+            classes=declared if labeled else None,
             required=True,
         )
         workload = self.queries
         if labeled:
             # The label set from public sources (or, with a leak warning, y).
-            classes = label_set(self.classes, yp, y)
+            classes = label_set(declared, yp, y)
+            check_label_kinds(y, classes)
             points, init = labeled_support(
                 Xp, None if yp is None else np.searchsorted(classes, yp), classes.size
             )

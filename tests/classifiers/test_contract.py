@@ -323,13 +323,13 @@ def test_meta_estimators_encoding_labels(meta):
     base = SemiPrivateClassifier(
         classes=["benign", "malignant"], bounds=(0, 1), accountant=acc
     )
-    with pytest.raises(ValueError, match="some labels") as err:
+    with pytest.raises(ValueError, match="no label can match") as err:
         meta(base).fit(X, y_str)
     message = str(err.value)
     assert "VotingClassifier, BaggingClassifier" in message
     assert "classes=[0, 1]" in message
-    # The check runs after the charge: the failed fit stays charged.
-    assert len(acc.history) == 1
+    # Codes against string labels: the dtypes alone decide, before the charge.
+    assert len(acc.history) == 0
     # What the message says to do works, and predictions come back as strings.
     fixed = meta(base.set_params(classes=[0, 1])).fit(X, y_str)
     assert set(fixed.predict(X).tolist()) <= {"benign", "malignant"}
@@ -340,7 +340,7 @@ def test_label_check_message_does_not_depend_on_private_labels():
     X, y, _ = make_data()
     clf = SemiPrivateClassifier(classes=["benign", "malignant"], bounds=(0, 1))
     messages = []
-    for labels in (y, np.where(y == 1, "malignant", "other")):
+    for labels in (np.where(y == 1, "x", "benign"), np.where(y == 1, "malignant", "o")):
         with pytest.raises(ValueError, match="some labels") as err:
             clf.fit(X, labels)
         messages.append(str(err.value))
@@ -349,3 +349,35 @@ def test_label_check_message_does_not_depend_on_private_labels():
     with pytest.raises(ValueError, match="some labels") as err:
         SemiPrivateClassifier(classes=[0, 1], bounds=(0, 1)).fit(X, y * 2)
     assert "VotingClassifier" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    ("labels", "classes"),
+    [(["benign", "malignant"], [0, 1]), ([0, 1], ["benign", "malignant"])],
+    ids=["strings-vs-numbers", "numbers-vs-strings"],
+)
+def test_label_kinds_that_cannot_match_are_refused_before_the_charge(labels, classes):
+    # A format fact (the dtypes), like a string in X: no charge (a review
+    # found every classifier charged first).
+    X, y, _ = make_data()
+    acc = PrivacyAccountant(epsilon=100.0)
+    y_given = np.asarray(labels)[y]
+    clf = SemiPrivateClassifier(classes=classes, bounds=(0, 1), accountant=acc)
+    with pytest.raises(ValueError, match="no label can match"):
+        clf.fit(X, y_given)
+    assert len(acc.history) == 0
+    if y_given.dtype.kind == "U":
+        # Object labels can hold either: left to the membership check, charged.
+        with pytest.raises(ValueError, match="some labels"):
+            clf.fit(X, y_given.astype(object))
+        assert len(acc.history) == 1
+
+
+def test_mixed_type_label_set_is_refused():
+    # NumPy would turn [0, "a"] into ["0", "a"] without a word.
+    X, y, _ = make_data()
+    acc = PrivacyAccountant(epsilon=100.0)
+    clf = SemiPrivateClassifier(classes=[0, "a"], bounds=(0, 1), accountant=acc)
+    with pytest.raises(ValueError, match="labels of one type"):
+        clf.fit(X, y)
+    assert len(acc.history) == 0
