@@ -17,6 +17,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import check_scoring
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils import check_array, check_consistent_length, get_tags
 
 from .._public import PublicData
 
@@ -150,6 +151,21 @@ def _fit_and_score(estimator, X, y, fit_params, scorer, X_test, y_test):
     return float(scorer(estimator, X_test, y_test))
 
 
+def _check_test_rows(estimator, X, X_test, y_test):
+    """The test rows' format, before the first (charged) fit.
+
+    A review found a NaN in ``X_test`` or a short ``y_test`` refused only when
+    the first model was scored, after its fit had been charged. NaN is refused
+    only for an estimator that says it cannot take it (a pipeline may impute).
+    """
+    check_consistent_length(X_test, y_test)
+    n_test, n_train = np.shape(X_test), np.shape(X)
+    if len(n_test) == 2 and len(n_train) == 2 and n_test[1] != n_train[1]:
+        raise ValueError(f"X_test has {n_test[1]} features, but X has {n_train[1]}.")
+    if not get_tags(estimator).input_tags.allow_nan:
+        check_array(X_test, dtype=None, accept_sparse=True, input_name="X_test")
+
+
 def privacy_utility_curve(
     estimator,
     X,
@@ -203,7 +219,9 @@ def privacy_utility_curve(
     param_name : str, default="epsilon"
         The parameter that varies along the x axis: ``"epsilon"``, or
         ``"n_public"`` for the public-size curve; a nested name such as
-        ``"semiprivateclassifier__epsilon"`` for a step of a pipeline.
+        ``"semiprivateclassifier__epsilon"`` for a step of a pipeline. (A
+        pipeline's transformers are fitted on every public row given, whatever
+        its last step's ``n_public``.)
     param_values : array-like of shape (n_values,), \
             default=(0.1, 0.3, 1.0, 3.0, 10.0)
         Its values: finite numbers (an int ``n_public`` is a row count, a
@@ -280,6 +298,7 @@ def privacy_utility_curve(
             "them. Prefer public labeled rows (a score on private rows is a "
             "release)."
         )
+    _check_test_rows(estimator, X, X_test, y_test)
     baseline_specs = _check_baseline_estimators(baselines)
     Xp, yp = _unwrap_public(X_public, y_public)
     public_only = [spec[0] for spec in baseline_specs if spec[2] == "public"]

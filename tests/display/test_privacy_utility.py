@@ -322,6 +322,10 @@ def test_parallel_fits_give_the_same_records(data):
         ({"baselines": [LogisticRegression()]}, TypeError, "baselines must be"),
         ({"y_public": np.zeros(N_PUB)}, TypeError, "given twice"),
         ({"scoring": "no_such_metric"}, ValueError, "no_such_metric"),
+        # The test rows' format (a review found these after the first fit).
+        ({"y_test": np.zeros(N_TEST - 1)}, ValueError, "inconsistent numbers"),
+        ({"X_test": np.full((N_TEST, 3), np.nan)}, ValueError, "X_test contains NaN"),
+        ({"X_test": np.zeros((N_TEST, 2))}, ValueError, "X_test has 2 features"),
     ],
 )
 def test_bad_input_raises_before_any_fit(data, kwargs, error, match):
