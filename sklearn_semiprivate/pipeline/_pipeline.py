@@ -281,7 +281,10 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
                 continue
             step = clone(step)
             if Xp is not None:
-                Xpt = on_public(name, step.fit_transform, Xpt, yp)
+                # fit, then transform: the public rows must go through the map
+                # the private and test rows will (TargetEncoder's fit_transform
+                # cross-fits, giving public rows other values; a review).
+                Xpt = on_public(name, _fit_then_transform(step), Xpt, yp)
                 self._log(idx, name, start)
             fitted.append((idx, name, step))
             steps_.append((name, step))
@@ -491,3 +494,12 @@ def make_public_fitted_pipeline(*steps, fit_on_private="raise", verbose=False):
     return PublicFittedPipeline(
         _name_estimators(steps), fit_on_private=fit_on_private, verbose=verbose
     )
+
+
+def _fit_then_transform(step):
+    """``step.fit(X, y).transform(X)``, the map every other row goes through."""
+
+    def fit_then_transform(X, y):
+        return step.fit(X, y).transform(X)
+
+    return fit_then_transform

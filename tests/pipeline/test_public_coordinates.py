@@ -1,0 +1,43 @@
+"""The last step gets the public rows through the map the private rows take.
+
+A review: the pipeline encoded the public rows with each transformer's
+``fit_transform`` and the private and test rows with ``transform``. For
+``TargetEncoder``, whose ``fit_transform`` cross-fits, one public category
+reached the last step as five values while private rows of it got one.
+"""
+
+import numpy as np
+from sklearn.preprocessing import StandardScaler, TargetEncoder
+
+from sklearn_semiprivate import (
+    PublicData,
+    SemiPrivateClassifier,
+    make_public_fitted_pipeline,
+)
+
+
+class _Spy(SemiPrivateClassifier):
+    """Records the public rows it is fitted with."""
+
+    def fit(self, X, y, X_public=None, y_public=None):
+        type(self).seen = np.asarray(X_public.X).copy()
+        return super().fit(X, y, X_public=X_public, y_public=y_public)
+
+
+def test_public_rows_take_the_transform_of_every_other_row():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 5, size=(400, 1))
+    y = (X[:, 0] >= 2).astype(int) ^ (rng.random(400) < 0.2)
+    X_pub = rng.integers(0, 5, size=(60, 1))
+    y_pub = (X_pub[:, 0] >= 2).astype(int) ^ (rng.random(60) < 0.2)
+    pipe = make_public_fitted_pipeline(
+        TargetEncoder(random_state=0),
+        StandardScaler(),
+        _Spy(classes=[0, 1], random_state=0),
+    )
+    pipe.fit(X, y, X_public=PublicData(X_pub, y_pub))
+    encoder, scaler = pipe.steps_[0][1], pipe.steps_[1][1]
+    expected = scaler.transform(encoder.transform(X_pub))
+    np.testing.assert_allclose(_Spy.seen, expected)
+    # One value per category, as for the private and test rows.
+    assert np.unique(_Spy.seen[X_pub[:, 0] == 0]).size == 1
