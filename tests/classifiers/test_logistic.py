@@ -27,6 +27,7 @@ from sklearn_semiprivate.accounting._reservation import fit_cost
 from sklearn_semiprivate.audit import epsilon_lower_bound
 from sklearn_semiprivate.classifiers import _logistic as _logistic_est
 from sklearn_semiprivate.classifiers import _logistic_mm as _logistic
+from sklearn_semiprivate.classifiers import _logistic_sgd
 from sklearn_semiprivate.classifiers._logistic_mm import (
     clip_rows,
     log_loss_gradient,
@@ -119,6 +120,40 @@ def test_fit_spends_what_it_states():
     replace = release_privacy(clf.noise_scales_, 1e-6, neighbours="replace-one")
     assert clf.replace_one_privacy_ == replace
     assert replace.epsilon > 2.0
+
+
+@pytest.mark.parametrize("solver", ["mm", "sgd"])
+def test_noise_of_every_release_is_drawn_at_the_stated_scale(monkeypatch, solver):
+    # The audits of this file check the calibration (release_scales), not the
+    # draws: a review halved each draw of the mm fit (counts, Gram, gradients)
+    # and no test failed. This spy on the fit's noise generator records them.
+    calls = []
+    real = _logistic_est.noise_rng
+
+    class Spy:
+        def __init__(self, rng):
+            self._rng = rng
+
+        def normal(self, loc, scale, size=None):
+            calls.append((scale, None if size is None else tuple(np.atleast_1d(size))))
+            return self._rng.normal(loc, scale, size)
+
+        def __getattr__(self, name):
+            return getattr(self._rng, name)
+
+    monkeypatch.setattr(_logistic_est, "noise_rng", lambda rs: Spy(real(rs)))
+    clf = fitted(n=300, epsilon=2.0, delta=1e-6, solver=solver, n_steps=4)
+    scales, K = clf.noise_scales_, clf.classes_.size
+    q = clf._fmap.transform(np.zeros((1, clf.n_features_in_))).shape[1]
+    assert calls[0] == (scales["counts"], (K,))
+    if solver == "mm":
+        expected = [(scales["gram"], (q, q))]
+        expected += [(sd, (q, K)) for sd in scales["gradient"]]
+    else:
+        sd = scales["noise_multiplier"] * _logistic_sgd._CLIP_NORM
+        expected = [(sd, (q, 1))] * (len(calls) - 1)
+        assert len(calls) > 10
+    assert calls[1:] == expected
 
 
 def test_accountant_is_charged_once_per_fit_and_shared_by_clones():
