@@ -500,6 +500,9 @@ def _fit_then_transform(step):
     """``step.fit(X, y).transform(X)``, the map every other row goes through."""
 
     def fit_then_transform(X, y):
-        return step.fit(X, y).transform(X)
+        # As TransformerMixin.fit_transform calls fit: without y when None
+        # (a transformer whose fit takes X alone).
+        fitted = step.fit(X) if y is None else step.fit(X, y)
+        return fitted.transform(X)
 
     return fit_then_transform

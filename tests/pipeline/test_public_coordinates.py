@@ -41,3 +41,19 @@ def test_public_rows_take_the_transform_of_every_other_row():
     np.testing.assert_allclose(_Spy.seen, expected)
     # One value per category, as for the private and test rows.
     assert np.unique(_Spy.seen[X_pub[:, 0] == 0]).size == 1
+
+
+class _FitTakesXOnly(StandardScaler):
+    def fit(self, X):  # no y, as some third-party transformers
+        return super().fit(X)
+
+
+def test_a_transformer_whose_fit_takes_no_y_is_fitted_without_labels():
+    rng = np.random.default_rng(0)
+    X, X_pub = rng.uniform(size=(200, 2)), rng.uniform(size=(30, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    pipe = make_public_fitted_pipeline(
+        _FitTakesXOnly(), SemiPrivateClassifier(classes=[0, 1], random_state=0)
+    )
+    pipe.fit(X, y, X_public=PublicData(X_pub))
+    assert pipe.score(X, y) > 0.5
