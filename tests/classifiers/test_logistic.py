@@ -123,25 +123,13 @@ def test_fit_spends_what_it_states():
 
 
 @pytest.mark.parametrize("solver", ["mm", "sgd"])
-def test_noise_of_every_release_is_drawn_at_the_stated_scale(monkeypatch, solver):
+def test_noise_of_every_release_is_drawn_at_the_stated_scale(
+    record_normal_draws, solver
+):
     # The audits of this file check the calibration (release_scales), not the
     # draws: a review halved each draw of the mm fit (counts, Gram, gradients)
     # and no test failed. This spy on the fit's noise generator records them.
-    calls = []
-    real = _logistic_est.noise_rng
-
-    class Spy:
-        def __init__(self, rng):
-            self._rng = rng
-
-        def normal(self, loc, scale, size=None):
-            calls.append((scale, None if size is None else tuple(np.atleast_1d(size))))
-            return self._rng.normal(loc, scale, size)
-
-        def __getattr__(self, name):
-            return getattr(self._rng, name)
-
-    monkeypatch.setattr(_logistic_est, "noise_rng", lambda rs: Spy(real(rs)))
+    calls = record_normal_draws(_logistic_est)
     clf = fitted(n=300, epsilon=2.0, delta=1e-6, solver=solver, n_steps=4)
     scales, K = clf.noise_scales_, clf.classes_.size
     q = clf._fmap.transform(np.zeros((1, clf.n_features_in_))).shape[1]

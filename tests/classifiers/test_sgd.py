@@ -91,38 +91,23 @@ def test_privacy_spent_is_the_calibrated_cost(epsilon, delta, q, epochs):
     assert clf.privacy_check().epsilon == pytest.approx(spent, rel=1e-12)
 
 
-def test_noise_of_every_release_is_as_stated(monkeypatch):
+def test_noise_of_every_release_is_as_stated(record_normal_draws):
     """Instrument the noise generator: the count's scale, then z * C per step."""
-    scales = spy_noise_scales(monkeypatch, clip_norm=3.0)
-    clf, calls = scales
+    clf, calls = spy_noise_scales(record_normal_draws, clip_norm=3.0)
     assert calls[0] == (clf.count_noise_, None)
     steps = calls[1:]
     assert len(steps) == clf.n_steps_
     assert all(sd == clf.noise_multiplier_ * 3.0 for sd, _ in steps)
 
 
-def test_noise_not_scaled_by_the_clip_norm_is_caught(monkeypatch):
+def test_noise_not_scaled_by_the_clip_norm_is_caught(monkeypatch, record_normal_draws):
     monkeypatch.setattr(_sgd_steps, "gradient_noise_std", lambda z, clip: z)
-    clf, calls = spy_noise_scales(monkeypatch, clip_norm=3.0)
+    clf, calls = spy_noise_scales(record_normal_draws, clip_norm=3.0)
     assert not all(sd == clf.noise_multiplier_ * 3.0 for sd, _ in calls[1:])
 
 
-def spy_noise_scales(monkeypatch, clip_norm):
-    calls = []
-    real_noise_rng = _sgd.noise_rng
-
-    class Spy:
-        def __init__(self, rng):
-            self._rng = rng
-
-        def normal(self, loc, scale, size=None):
-            calls.append((scale, size if size is None else tuple(np.atleast_1d(size))))
-            return self._rng.normal(loc, scale, size)
-
-        def __getattr__(self, name):
-            return getattr(self._rng, name)
-
-    monkeypatch.setattr(_sgd, "noise_rng", lambda rs: Spy(real_noise_rng(rs)))
+def spy_noise_scales(record_normal_draws, clip_norm):
+    calls = record_normal_draws(_sgd)
     X, y, X_pub, _, _, _ = make_data(n=300)
     clf = PrivateSGDClassifier(
         sampling_rate=0.1, n_epochs=1.0, clip_norm=clip_norm, classes=[0, 1]
