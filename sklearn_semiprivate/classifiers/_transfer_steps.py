@@ -26,7 +26,7 @@ from ..mechanisms import (
 )
 from ..utils._nested_fit import dropped_warnings
 from ..utils._numeric import exp_or_inf
-from ..utils._private_predict import rowwise
+from ..utils._private_predict import NO_LABEL, rowwise
 from ._transfer_checks import check_private_learner
 
 __all__ = [
@@ -408,7 +408,7 @@ def zero_one_losses(hypothesis, X, y):
     if y.shape[0] == 0:
         return np.zeros(0)
     with dropped_warnings():
-        pred, ok = rowwise(hypothesis.predict, X, fill=y[0])
+        pred, ok = rowwise(hypothesis.predict, X, fill=NO_LABEL)
     return np.where(ok, pred != y, True).astype(np.float64)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from ._sklearn_compat import _safe_indexing
 
-__all__ = ["count_correct", "rowwise"]
+__all__ = ["NO_LABEL", "count_correct", "rowwise"]
 
 # Rows per call.
 _CHUNK = 1024
@@ -28,6 +28,14 @@ def _chunk_output(func, X, rows, row_shape):
     if out.shape[:1] != (len(rows),):
         raise ValueError("the output has the wrong number of rows")
     return out
+
+
+# The prediction of a row ``predict`` fails on, for label outputs: an object
+# None, equal to no label, which turns the other rows' predictions into
+# objects without changing them. A label of the rows (a review: ``y[0]``)
+# made NumPy cast every prediction to its type, so one row's label decided
+# every other row's comparison.
+NO_LABEL = np.array(None, dtype=object)
 
 
 def rowwise(func, X, fill):
@@ -122,5 +130,5 @@ def count_correct(estimator, X, y):
     y = np.asarray(y)
     if y.shape[0] == 0:
         return 0
-    pred, ok = rowwise(estimator.predict, X, fill=y[0])
+    pred, ok = rowwise(estimator.predict, X, fill=NO_LABEL)
     return int(np.count_nonzero((pred == y) & ok))
