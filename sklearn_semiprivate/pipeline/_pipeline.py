@@ -500,9 +500,14 @@ def _fit_then_transform(step):
     """``step.fit(X, y).transform(X)``, the map every other row goes through."""
 
     def fit_then_transform(X, y):
+        if not hasattr(step, "fit"):
+            # scikit-learn's Pipeline takes fit or fit_transform: without
+            # fit, fit_transform is the step's only way to be fitted.
+            return step.fit_transform(X, y)
         # As TransformerMixin.fit_transform calls fit: without y when None
-        # (a transformer whose fit takes X alone).
-        fitted = step.fit(X) if y is None else step.fit(X, y)
-        return fitted.transform(X)
+        # (a transformer whose fit takes X alone); the step itself, not what
+        # fit returns (a fit may forget to return self).
+        step.fit(X) if y is None else step.fit(X, y)
+        return step.transform(X)
 
     return fit_then_transform

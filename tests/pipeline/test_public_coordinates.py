@@ -7,6 +7,7 @@ reached the last step as five values while private rows of it got one.
 """
 
 import numpy as np
+import pytest
 from sklearn.preprocessing import StandardScaler, TargetEncoder
 
 from sklearn_semiprivate import (
@@ -57,3 +58,39 @@ def test_a_transformer_whose_fit_takes_no_y_is_fitted_without_labels():
     )
     pipe.fit(X, y, X_public=PublicData(X_pub))
     assert pipe.score(X, y) > 0.5
+
+
+class _FitReturnsNone(StandardScaler):
+    def fit(self, X, y=None):
+        super().fit(X, y)  # forgets to return self
+
+
+class _NoFit:
+    """A duck-typed transformer with fit_transform and transform, no fit."""
+
+    def get_params(self, deep=True):
+        return {}
+
+    def set_params(self, **params):
+        return self
+
+    def fit_transform(self, X, y=None):
+        self.mean_ = np.mean(X, axis=0)
+        return self.transform(X)
+
+    def transform(self, X):
+        return np.asarray(X) - self.mean_
+
+
+@pytest.mark.parametrize("step", [_FitReturnsNone(), _NoFit()], ids=["none", "nofit"])
+def test_transformers_scikit_learn_s_pipeline_takes_are_taken(step):
+    # A review: the first fit-then-transform version refused both (before
+    # any charge), which the pipeline took before.
+    rng = np.random.default_rng(0)
+    X, X_pub = rng.uniform(size=(200, 2)), rng.uniform(size=(30, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    pipe = make_public_fitted_pipeline(
+        step, SemiPrivateClassifier(classes=[0, 1], random_state=0)
+    )
+    pipe.fit(X, y, X_public=PublicData(X_pub))
+    assert pipe.predict(X).shape == (200,)
