@@ -10,13 +10,14 @@ def record_normal_draws(monkeypatch):
 
     Replaces the module's fresh-entropy generator with one that delegates
     every draw and records each ``normal(loc, scale, size)`` call as
-    ``(scale, size as a tuple or None)``, in order; returns that list. The
+    ``(scale, size as a tuple or None)``, in order; returns that list, whose
+    ``draws`` attribute holds the values each call returned. The
     privacy tests compare it with the stated scales: a check of the draws
     themselves, not of a copy of the calibration formula.
     """
 
     def install(module):
-        calls = []
+        calls = _Calls()
         real = module.noise_rng
 
         class Spy:
@@ -26,7 +27,8 @@ def record_normal_draws(monkeypatch):
             def normal(self, loc, scale, size=None):
                 shape = None if size is None else tuple(np.atleast_1d(size))
                 calls.append((scale, shape))
-                return self._rng.normal(loc, scale, size)
+                calls.draws.append(self._rng.normal(loc, scale, size))
+                return calls.draws[-1]
 
             def __getattr__(self, name):
                 return getattr(self._rng, name)
@@ -35,3 +37,11 @@ def record_normal_draws(monkeypatch):
         return calls
 
     return install
+
+
+class _Calls(list):
+    """The recorded ``(scale, size)`` calls, with the values drawn."""
+
+    def __init__(self):
+        super().__init__()
+        self.draws = []
