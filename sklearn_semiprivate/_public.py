@@ -333,7 +333,7 @@ def declared_label_set(classes, name="classes"):
     [0, 1]
     """
     labels = np.asarray(classes)
-    if labels.dtype.kind in "US" and not isinstance(classes, np.ndarray):
+    if labels.dtype.kind in "UST" and not isinstance(classes, np.ndarray):
         # NumPy turns [0, "a"] into ["0", "a"]: a label set of mixed types
         # would silently become strings (a review).
         kinds = {

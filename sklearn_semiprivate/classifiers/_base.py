@@ -191,14 +191,17 @@ def check_label_kinds(y, classes, name="y"):
     ...
     ValueError: y holds strings but the label set [0, 1] holds numbers: ...
     """
-    y_kind, c_kind = np.asarray(y).dtype.kind, np.asarray(classes).dtype.kind
-    if "O" in (y_kind, c_kind) or (y_kind in "US") == (c_kind in "US"):
+    kinds = [np.asarray(a).dtype.kind for a in (y, classes)]
+    # Strings (NumPy's fixed-width and StringDType) against numbers (bool
+    # included); any other pair, object arrays among them, is left alone.
+    what = ["strings" if k in "UST" else "numbers" if k in "biufc" else None
+            for k in kinds]  # fmt: skip
+    if None in what or what[0] == what[1]:
         return
-    what = {True: "strings", False: "numbers"}
     raise ValueError(
-        f"{name} holds {what[y_kind in 'US']} but the label set {classes.tolist()} "
-        f"holds {what[c_kind in 'US']}: no label can match. Pass classes= of "
-        f"the labels' type (or encode {name})." + _encoded_labels_hint(classes)
+        f"{name} holds {what[0]} but the label set {classes.tolist()} holds "
+        f"{what[1]}: no label can match. Pass classes= of the labels' type (or "
+        f"encode {name})." + _encoded_labels_hint(classes)
     )
 
 
