@@ -242,8 +242,8 @@ def search_ledger(estimator, accountant, candidates):
             )
     found, where = {}, {}
     holders = [("its estimator", estimator)] + [
-        (f"the candidate {describe(params)}", clone(estimator).set_params(**params))
-        for params in candidates
+        (f"candidate {i}", clone(estimator).set_params(**params))
+        for i, params in enumerate(candidates)
     ]
     for holder, est in holders:
         inner = est.get_params(deep=True)
@@ -256,8 +256,10 @@ def search_ledger(estimator, accountant, candidates):
         where[id(accountant)] = "the search (accountant)"
     if len(found) > 1:
         raise ValueError(
-            "The search and its estimator hold different accountants, first "
-            f"found in: {'; '.join(where.values())}. Give one ledger, as "
+            f"The search and its estimator hold {len(found)} different "
+            f"accountants, one each first found in: {'; '.join(where.values())} "
+            "(candidates numbered from 0 in the order of the grid). Give one "
+            "ledger, as "
             "PrivateParameterSearch(accountant=...). A ledger held by a grid "
             "value is seen by this search only: when the search is inside "
             "another estimator (a pipeline, an active classifier, another "
