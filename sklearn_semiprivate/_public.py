@@ -345,6 +345,10 @@ def declared_label_set(classes, name="classes"):
                 f"{name} must hold labels of one type; got {list(classes)!r}, "
                 "strings mixed with other labels"
             )
+    if labels.dtype.kind == "T":
+        # NumPy's StringDType: fixed-width strings, which np.isin can compare
+        # with a label column of strings (a review: it raised after the charge).
+        labels = np.asarray(labels.tolist())
     if labels.ndim != 1:
         raise ValueError(
             f"{name} must be a one-dimensional list of labels; got an array of "

@@ -95,6 +95,7 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
     -------
     data : PreparedData
     """
+    y_kind = label_kind(y)  # before validation turns pandas labels to objects
     # Format errors come before the charge: their messages must not quote a
     # private value (scikit-learn's do, e.g. "could not convert string to
     # float: '<cell>'"), so only a value-free start of them is kept.
@@ -135,7 +136,7 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
             "only one class. Pass classes=... listing every possible label."
         )
     check_label_set(classes_)
-    check_label_kinds(y, classes_)
+    check_label_kinds(y, classes_, kind=y_kind)
     if Xp is not None:
         Xp, yp = subsample_public(Xp, yp, n_public, rng)
     elif n_public is not None and not isinstance(n_public, (int, np.integer)):
@@ -173,14 +174,42 @@ def check_label_set(classes):
     return classes
 
 
-def check_label_kinds(y, classes, name="y"):
+def label_kind(y):
+    """The NumPy kind of a label column's declared type, read off its dtype.
+
+    A NumPy array's kind; for pandas labels, which NumPy sees as objects,
+    ``"U"`` for a string dtype (``str``, ``string[...]``) and the categories'
+    kind for a categorical; None where the dtype does not say. No value is
+    read. pandas is not imported: its dtypes are recognised by their names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.classifiers._base import label_kind
+    >>> label_kind(np.array([0, 1])), label_kind([0, 1])
+    ('i', None)
+    """
+    dtype = getattr(y, "dtype", None)
+    categories = getattr(dtype, "categories", None)
+    if categories is not None:
+        dtype = getattr(categories, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return None if dtype.kind == "O" else dtype.kind
+    name = str(dtype)
+    if name == "str" or name.startswith("string"):
+        return "U"
+    return None
+
+
+def check_label_kinds(y, classes, name="y", kind=None):
     """Refuse string labels against a numeric label set, or the reverse.
 
     No label can then match, whatever the values: a format fact (the arrays'
     dtypes), like a string in ``X``, so refused before the charge (a review:
     ``y=['a', 'b']`` with ``classes=[0, 1]`` was charged, then failed the
     membership check). Object arrays can hold either, so they are left to
-    :func:`check_private_labels`.
+    :func:`check_private_labels`, unless ``kind``, the labels' declared kind
+    (:func:`label_kind`: a pandas string or categorical column), says more.
 
     Examples
     --------
@@ -191,7 +220,7 @@ def check_label_kinds(y, classes, name="y"):
     ...
     ValueError: y holds strings but the label set [0, 1] holds numbers: ...
     """
-    kinds = [np.asarray(a).dtype.kind for a in (y, classes)]
+    kinds = [kind or np.asarray(y).dtype.kind, np.asarray(classes).dtype.kind]
     # Strings (NumPy's fixed-width and StringDType) against numbers (bool
     # included); any other pair, object arrays among them, is left alone.
     what = ["strings" if k in "UST" else "numbers" if k in "biufc" else None

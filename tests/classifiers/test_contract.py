@@ -381,3 +381,21 @@ def test_mixed_type_label_set_is_refused():
     with pytest.raises(ValueError, match="labels of one type"):
         clf.fit(X, y)
     assert len(acc.history) == 0
+
+
+def test_label_kinds_read_off_pandas_dtypes_and_string_dtype_sets():
+    # pandas string and categorical columns reach NumPy as objects; their
+    # dtypes still say "strings" (a review found them charged first).
+    pd = pytest.importorskip("pandas")
+    X, y, _ = make_data()
+    acc = PrivacyAccountant(epsilon=100.0)
+    clf = SemiPrivateClassifier(classes=[0, 1], bounds=(0, 1), accountant=acc)
+    names = np.array(["benign", "malignant"])[y]
+    for labels in (pd.Series(names, dtype="string"), pd.Categorical(names)):
+        with pytest.raises(ValueError, match="no label can match"):
+            clf.fit(X, labels)
+    assert len(acc.history) == 0
+    # A label set of NumPy's StringDType fits string labels.
+    string_dtype = pytest.importorskip("numpy.dtypes").StringDType
+    clf.set_params(classes=np.array(["benign", "malignant"], dtype=string_dtype()))
+    assert clf.fit(X, names).classes_.tolist() == ["benign", "malignant"]
