@@ -10,7 +10,7 @@ from sklearn_semiprivate import (
     SemiPrivateClassifier,
     SemiPrivateTreeClassifier,
 )
-from sklearn_semiprivate.accounting._reservation import fit_cost
+from sklearn_semiprivate.accounting._reservation import fit_cost, fit_neighbours
 from sklearn_semiprivate.model_selection import PrivateParameterSearch
 from sklearn_semiprivate.research import PublicDataReduction, priv_samp
 
@@ -248,3 +248,16 @@ def test_learner_refusal_of_the_format_is_free():
     with pytest.raises(ValueError, match="exactly one feature"):
         red.fit(X, y)
     assert ledger.spent() == PrivacyCost(0.0, 0.0)
+
+
+def test_reduction_states_replace_one_only():
+    # Claim 4.5's guarantee is for replace-one neighbours only (add/remove is
+    # not covered), whatever its learner's relation; searches and pipelines
+    # read it here. A mutation review claimed "both" and only another
+    # module's test failed.
+    for learner in (
+        SemiPrivateClassifier("thresholds", classes=[0, 1]),  # "both"
+        SemiPrivateTreeClassifier(bounds=(-4, 4), classes=[0, 1]),  # add/remove
+    ):
+        red = PublicDataReduction(learner, n_public=2, classes=[0, 1])
+        assert fit_neighbours(red) == "replace-one"
