@@ -157,16 +157,23 @@ def _check_test_rows(estimator, X, X_test, y_test):
 
     A review found a NaN in ``X_test`` or a short ``y_test`` refused only when
     the first model was scored, after its fit had been charged. Only what
-    holds for every estimator is checked for a composite one: a pipeline may
-    impute NaN or select columns by name (a second review found both refused),
-    and its tags do not say so. The messages quote no value (test rows may be
+    holds for every estimator is checked for a composite one (a pipeline, a
+    search, an estimator holding another): its steps may impute NaN, encode
+    strings or select columns by name (a second review found such rows
+    refused), and its tags do not say so. The messages quote no value (test rows may be
     held-out private rows).
     """
     check_consistent_length(X_test, y_test)
-    if hasattr(estimator, "steps") or not hasattr(estimator, "_privacy_cost"):
+    inner = estimator.get_params(deep=False).values()
+    if (
+        hasattr(estimator, "steps")
+        or not hasattr(estimator, "_privacy_cost")
+        or any(hasattr(value, "fit") for value in inner)
+    ):
         return
-    # One of this package's estimators, alone: numeric, finite rows of X's
-    # width, as its predict requires.
+    # One of this package's estimators, holding no other (a search's or a
+    # pipeline's steps may encode strings or impute): numeric, finite rows
+    # of X's width, as its predict requires.
     X_test = call_on_private(
         check_array, X_test, accept_sparse=True, what="the test rows (X_test)"
     )
