@@ -160,8 +160,8 @@ def _check_test_rows(estimator, X, X_test, y_test):
     holds for every estimator is checked for a composite one (a pipeline, a
     search, an estimator holding another): its steps may impute NaN, encode
     strings or select columns by name (a second review found such rows
-    refused), and its tags do not say so. The messages quote no value (test rows may be
-    held-out private rows).
+    refused), and its tags do not say so. The messages quote no value (test
+    rows may be held-out private rows).
     """
     check_consistent_length(X_test, y_test)
     inner = estimator.get_params(deep=False).values()
