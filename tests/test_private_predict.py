@@ -4,7 +4,10 @@ A review: ``count_correct`` and the transfer learner's ``zero_one_losses``
 gave a row ``predict`` fails on the first row's label as its prediction;
 NumPy then cast every prediction to that label's type, so a string label in
 the first row made every other row's comparison false (in the transfer
-learner, every agent's loss 1, driven by one agent).
+learner, every agent's loss 1, driven by one agent). A second review found
+the same with an object None as the fill: Python's comparison of int64
+predictions above 2**53 with float labels differs from NumPy's. Each chunk
+is now compared in its own dtype.
 """
 
 import numpy as np
@@ -37,3 +40,22 @@ def test_a_row_s_label_decides_that_row_only(first):
     first_ok = first == 1
     assert zero_one_losses(h, X, y).tolist() == [float(not first_ok), 1.0, 0.0, 0.0]
     assert count_correct(h, X, y) == 2 + first_ok
+
+
+def test_one_failing_row_does_not_change_how_the_others_compare():
+    big = 2**53 + 1  # as a float label: 2**53; NumPy compares them equal
+
+    class _Big(_RefusesHugeRows):
+        def predict(self, X):
+            return super().predict(X) * 0 + big
+
+    h = _Big().fit(None, None)
+    X = np.array([[1.0], [1.0], [1.0]])
+    y = np.full(3, float(big))
+    clean = count_correct(h, X, y)
+    X_bad = np.vstack([X, [[1e12]]])
+    assert count_correct(h, X_bad, np.append(y, float(big))) == clean
+    assert zero_one_losses(h, X_bad, np.append(y, float(big))).tolist() == [
+        *zero_one_losses(h, X, y).tolist(),
+        1.0,
+    ]

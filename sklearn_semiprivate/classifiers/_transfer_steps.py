@@ -26,7 +26,7 @@ from ..mechanisms import (
 )
 from ..utils._nested_fit import dropped_warnings
 from ..utils._numeric import exp_or_inf
-from ..utils._private_predict import NO_LABEL, rowwise
+from ..utils._private_predict import rowwise_matches
 from ._transfer_checks import check_private_learner
 
 __all__ = [
@@ -401,15 +401,15 @@ def zero_one_losses(hypothesis, X, y):
     A row the hypothesis cannot predict (a tree's float32 conversion of a huge
     but finite value) has loss 1, instead of making the fit raise, after its
     charge, on that curator set and not its neighbour (a review): each row's
-    loss still depends on that row only (:func:`rowwise`). Its warnings are
+    loss still depends on that row only (:func:`rowwise_matches`). Its warnings are
     dropped.
     """
     y = np.asarray(y)
     if y.shape[0] == 0:
         return np.zeros(0)
     with dropped_warnings():
-        pred, ok = rowwise(hypothesis.predict, X, fill=NO_LABEL)
-    return np.where(ok, pred != y, True).astype(np.float64)
+        matches, _ = rowwise_matches(hypothesis.predict, X, y)
+    return (~matches).astype(np.float64)
 
 
 def reweigh(log_weights, losses, alpha):

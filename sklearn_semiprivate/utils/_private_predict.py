@@ -14,7 +14,7 @@ import numpy as np
 
 from ._sklearn_compat import _safe_indexing
 
-__all__ = ["NO_LABEL", "count_correct", "rowwise"]
+__all__ = ["count_correct", "rowwise", "rowwise_matches"]
 
 # Rows per call.
 _CHUNK = 1024
@@ -28,14 +28,6 @@ def _chunk_output(func, X, rows, row_shape):
     if out.shape[:1] != (len(rows),):
         raise ValueError("the output has the wrong number of rows")
     return out
-
-
-# The prediction of a row ``predict`` fails on, for label outputs: an object
-# None, equal to no label, which turns the other rows' predictions into
-# objects without changing them. A label of the rows (a review: ``y[0]``)
-# made NumPy cast every prediction to its type, so one row's label decided
-# every other row's comparison.
-NO_LABEL = np.array(None, dtype=object)
 
 
 def rowwise(func, X, fill):
@@ -127,8 +119,50 @@ def count_correct(estimator, X, y):
     >>> count_correct(DummyClassifier().fit(X, y), X, y)
     3
     """
+    matches, ok = rowwise_matches(estimator.predict, X, y)
+    return int(np.count_nonzero(matches & ok))
+
+
+def rowwise_matches(predict, X, y):
+    """Whether ``predict`` gives each row its label, computed row-safely.
+
+    Each chunk's predictions are compared with its labels in their own dtype
+    (NumPy's ``==``), and a row ``predict`` fails on is no match. A review
+    found that filling such a row with a label (``y[0]``), or with an object
+    None, changed the dtype of every other row's prediction, and so their
+    comparisons: one row decided the others' (a string label, or int64
+    predictions above 2**53 compared as Python objects with float labels).
+
+    Returns
+    -------
+    matches : ndarray of shape (n_samples,) of bool
+    ok : ndarray of shape (n_samples,) of bool
+        False where ``predict`` failed (``matches`` is then False).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn_semiprivate.utils._private_predict import rowwise_matches
+    >>> def predict(X):
+    ...     if np.any(X > 10):
+    ...         raise ValueError("too big")
+    ...     return (X[:, 0] > 0).astype(int)
+    >>> m, ok = rowwise_matches(predict, np.array([[1.0], [20.0], [-1.0]]),
+    ...                         np.array([1, 1, 1]))
+    >>> m.tolist(), ok.tolist()
+    ([True, False, False], [True, False, True])
+    """
     y = np.asarray(y)
     if y.shape[0] == 0:
-        return 0
-    pred, ok = rowwise(estimator.predict, X, fill=NO_LABEL)
-    return int(np.count_nonzero((pred == y) & ok))
+        return np.zeros(0, dtype=bool), np.ones(0, dtype=bool)
+
+    def matches(rows):
+        pred = np.asarray(predict(_safe_indexing(X, rows)))
+        if pred.shape != (len(rows),):
+            raise ValueError("the output has the wrong shape")
+        return pred == y[rows]
+
+    # The rows' indices stand for the rows: each chunk is compared with its
+    # own labels.
+    out, ok = rowwise(matches, np.arange(y.shape[0]), fill=False)
+    return out.astype(bool) & ok, ok
