@@ -43,7 +43,12 @@ from ._active_labels import (
     _check_label_column,
     _with_unlabeled,
 )
-from ._base import check_label_kinds, check_label_set, check_private_labels
+from ._base import (
+    check_label_kinds,
+    check_label_set,
+    check_private_labels,
+    label_kind,
+)
 from ._delegate import FittedBaseMixin
 from ._labelboost import LabelBoostClassifier
 
@@ -336,6 +341,7 @@ class SubSamplingActiveClassifier(
         )  # fmt: skip
         t = X.shape[0]
         if y is not None:
+            y_kind = label_kind(y)  # a pandas column's declared type
             y = _check_label_column(y, t)
             label_oracle = _ArrayOracle(y)
         n, m, fit_kw, cost_kw = self._sizes(t, X_public, y_public)
@@ -353,7 +359,7 @@ class SubSamplingActiveClassifier(
             )
         if y is not None and classes is not None:
             # The column's dtype against the label set's: a format fact.
-            check_label_kinds(y, classes)
+            check_label_kinds(y, classes, kind=y_kind)
         base_cost = self._base_cost(**cost_kw)
         cost = self._privacy_cost(**cost_kw)
         # The base learner's parameters are checked first (free).

@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from ..utils._private_errors import call_on_private
-from ._base import check_label_kinds
+from ._base import check_label_kinds, label_kind
 
 __all__ = [
     "check_learner_bounds",
@@ -124,6 +124,7 @@ def check_target(X_target, y_target, n_features, classes=None):
             f"X_target has {X_target.shape[1]} features, but X has {n_features}: "
             "the target rows must have the curator's features."
         )
+    y_kind = label_kind(y_target)  # a pandas column's declared type
     y_target = call_on_private(
         check_array, y_target, ensure_2d=False, dtype=None,
         ensure_all_finite=True,
@@ -140,7 +141,7 @@ def check_target(X_target, y_target, n_features, classes=None):
         # review). A label outside them is one no hypothesis predicts, so it
         # counts as a loss in every round, through the randomizer. The dtypes
         # (a format fact) may still rule every label out.
-        check_label_kinds(y_target, np.asarray(classes), name="y_target")
+        check_label_kinds(y_target, np.asarray(classes), name="y_target", kind=y_kind)
     return X_target, y_target
 
 

@@ -32,6 +32,7 @@ from sklearn.utils.validation import column_or_1d
 
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import reserve_budget
+from ..classifiers._base import label_kind
 from ..exceptions import PrivacyLeakWarning
 from ..pipeline._checks import unwrap_public
 from ..utils._nested_fit import dropped_in_this_thread
@@ -380,6 +381,7 @@ class PrivateParameterSearch(
         # Their messages would quote the number of private rows (indexable
         # checks the lengths too): cut to their start.
         call_on_private(check_consistent_length, X, y)
+        y_kind = label_kind(y)  # a pandas column's declared type
         X, y = call_on_private(indexable, X, y)
         # Format checks only (shape, finite, class-like): free, like the
         # candidates' own; X is checked by each candidate's probe fit.
@@ -394,6 +396,12 @@ class PrivateParameterSearch(
             what="the private labels (y)",
         )
         call_on_private(check_classification_targets, y, what="the private labels (y)")
+        if y_kind == "U" and y.dtype.kind == "O":
+            # A pandas string or categorical column, checked free of missing
+            # values above: all strings. As such, so that the candidates'
+            # probes refuse it against numeric classes before the charge
+            # (label_kind; they see an array, not the column).
+            y = y.astype(str)
         X_pub, y_pub = unwrap_public(X_public, y_public)
         y_pub = self._check_public_labels_format(X_pub, y_pub)
         plan = self._plan(X_pub, y_pub)

@@ -32,7 +32,7 @@ import numpy as np
 from .._public import check_public_data, declared_label_set
 from ..accounting import PrivacyCost
 from ..accounting._reservation import reserve_budget
-from ..classifiers._base import check_label_kinds, check_private_labels
+from ..classifiers._base import check_label_kinds, check_private_labels, label_kind
 from ..utils._private_errors import call_on_private
 from ..utils._rng import noise_rng
 from ..utils._sklearn_compat import validate_data
@@ -65,6 +65,7 @@ class _ReleaseFit:
         # found an invalid one ignored without a word.
         declared = None if self.classes is None else declared_label_set(self.classes)
         if labeled:
+            y_kind = label_kind(y)  # a pandas column's declared type
             y = check_private_label_format(y, X.shape[0])
         Xp, yp = check_public_data(
             X_public,
@@ -78,7 +79,7 @@ class _ReleaseFit:
         if labeled:
             # The label set from public sources (or, with a leak warning, y).
             classes = label_set(declared, yp, y)
-            check_label_kinds(y, classes)
+            check_label_kinds(y, classes, kind=y_kind)
             points, init = labeled_support(
                 Xp, None if yp is None else np.searchsorted(classes, yp), classes.size
             )
