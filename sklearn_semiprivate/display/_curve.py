@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import check_scoring
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils import check_array, check_consistent_length
+from sklearn.utils import check_array, check_consistent_length, get_tags
 
 from .._public import PublicData
 from ..utils._private_errors import call_on_private
@@ -164,16 +164,16 @@ def _check_test_rows(estimator, X, X_test, y_test):
     rows may be held-out private rows).
     """
     check_consistent_length(X_test, y_test)
-    inner = estimator.get_params(deep=False).values()
-    if (
-        hasattr(estimator, "steps")
-        or not hasattr(estimator, "_privacy_cost")
-        or any(hasattr(value, "fit") for value in inner)
+    if not hasattr(estimator, "_privacy_cost") or any(
+        _may_take_any_rows(inner)
+        for inner in [estimator, *estimator.get_params(deep=True).values()]
+        if hasattr(inner, "fit")
     ):
         return
-    # One of this package's estimators, holding no other (a search's or a
-    # pipeline's steps may encode strings or impute): numeric, finite rows
-    # of X's width, as its predict requires.
+    # One of this package's estimators with no pipeline, transformer or
+    # NaN-taking estimator anywhere inside (a search or an active classifier
+    # over a classifier is checked; a third review found them charged):
+    # numeric, finite rows of X's width, as its predict requires.
     X_test = call_on_private(
         check_array, X_test, accept_sparse=True, what="the test rows (X_test)"
     )
@@ -182,6 +182,16 @@ def _check_test_rows(estimator, X, X_test, y_test):
         raise ValueError(
             f"X_test has {X_test.shape[1]} features, but X has {n_train[1]}."
         )
+
+
+def _may_take_any_rows(estimator):
+    """Whether ``estimator`` may take non-numeric, NaN or other-width rows."""
+    if any(hasattr(estimator, a) for a in ("steps", "transformers", "transform")):
+        return True
+    try:
+        return bool(get_tags(estimator).input_tags.allow_nan)
+    except Exception:  # not a scikit-learn estimator: assume it may
+        return True
 
 
 def privacy_utility_curve(

@@ -19,6 +19,7 @@ from sklearn_semiprivate import (
     make_public_fitted_pipeline,
 )
 from sklearn_semiprivate.display import PrivacyUtilityDisplay, privacy_utility_curve
+from sklearn_semiprivate.model_selection import PrivateParameterSearch
 
 N_PRIV, N_PUB, N_TEST = 300, 30, 200
 
@@ -349,19 +350,26 @@ def test_bad_input_raises_before_any_fit(data, kwargs, error, match):
     ],
     ids=["nan", "width"],
 )
+@pytest.mark.parametrize("searched", [False, True], ids=["alone", "in-a-search"])
 def test_test_rows_one_of_our_estimators_cannot_score_are_refused_free(
-    data, X_test, match
+    data, X_test, match, searched
 ):
     X, y, X_pub, _, _, y_test = data
     ledger = PrivacyAccountant(epsilon=100.0)
+    estimator = SemiPrivateClassifier(classes=[0, 1], accountant=ledger)
+    if searched:  # a third review found a search over it charged first
+        grid = {"hypothesis_class": ["stumps", "partition"]}
+        estimator = PrivateParameterSearch(estimator, grid)
+    name = "estimator__epsilon" if searched else "epsilon"
     with pytest.raises(ValueError, match=match) as info:
         privacy_utility_curve(
-            SemiPrivateClassifier(classes=[0, 1], accountant=ledger),
+            estimator,
             X,
             y,
             X_public=PublicData(X_pub),
             X_test=X_test,
             y_test=y_test,
+            param_name=name,
         )
     assert ledger.history == []
     assert "array=" not in str(info.value)  # the rows are not quoted
