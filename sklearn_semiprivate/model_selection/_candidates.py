@@ -258,7 +258,8 @@ def search_ledger(estimator, accountant, candidates):
         raise ValueError(
             f"The search and its estimator hold {len(found)} different "
             f"accountants, one each first found in: {'; '.join(where.values())} "
-            "(candidates numbered from 0 in the order of the grid). Give one "
+            "(candidates numbered from 0, in ParameterGrid order or in the order "
+            "drawn). Give one "
             "ledger, as "
             "PrivateParameterSearch(accountant=...). A ledger held by a grid "
             "value is seen by this search only: when the search is inside "
