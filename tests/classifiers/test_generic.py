@@ -453,11 +453,15 @@ def _as_arrays(dataset):
     return X, y
 
 
-def output_log_distribution(clf, dataset):
-    """Exact log P(released labeling of PROBE), the sanitizer's coins fixed."""
+def output_log_distribution(clf, dataset, public=None):
+    """Exact log P(released labeling of PROBE), the sanitizer's coins fixed.
+
+    ``public``: labeled public rows, which join the cover's points and the
+    selection's score (a base measure), as in the fit.
+    """
     X, y = _as_arrays(dataset)
     data = prepare_fit_data(
-        clf, X, y, None, None, classes=clf.classes, n_public=None, rng=None
+        clf, X, y, public, None, classes=clf.classes, n_public=None, rng=None
     )
     bounds = np.array([[0.0, 4.0], [0.0, 4.0]])
     selector = clf._selector(bounds)
@@ -466,6 +470,8 @@ def output_log_distribution(clf, dataset):
         points, _ = clf._cover_points(
             data, UNLABELED, bounds, selector, *_fixed_sanitizer()
         )
+    if public is not None:
+        points = np.vstack([points, public.X])
     cover = selector._build_cover(points, data.classes)
     log_p = selector._member_log_probabilities(cover, data)
     codes = cover.labelings(PROBE) @ (2 ** np.arange(len(PROBE)))
@@ -486,12 +492,12 @@ def _make(cls=GenericLearnerClassifier, **params):
     return cls(**params)
 
 
-def worst_labeled_loss(clf, relation):
+def worst_labeled_loss(clf, relation, public=None):
     cache = {}
 
     def distribution(dataset):
         if dataset not in cache:
-            cache[dataset] = output_log_distribution(clf, dataset)
+            cache[dataset] = output_log_distribution(clf, dataset, public)
         return cache[dataset]
 
     pairs = neighbouring_pairs(DOMAIN, n_rows=2, relation=relation)
@@ -519,6 +525,17 @@ def test_labeled_side_is_epsilon_dp_exactly(relation):
     # bound 2.0; under add/remove every score moves the same way, so at most
     # epsilon / 2 of the factor is used. The mutants reach 2.36 and infinity.
     assert loss > (0.7 if relation == "replace_one" else 0.35) * EPSILON
+
+
+def test_labeled_side_with_public_labels_is_epsilon_dp_exactly():
+    # Labeled public rows are a base measure of the score: they must not
+    # change the private rows' sensitivity. A mutation review counted private
+    # rows twice when public labels were given and no test here failed.
+    public = PublicData(
+        np.array([[1.0, 1.0], [2.5, 3.0], [3.5, 1.0]]), np.array([0, 1, 1])
+    )
+    loss = worst_labeled_loss(_make(), "replace_one", public)
+    assert 0.7 * EPSILON < loss <= EPSILON + 1e-9
 
 
 @pytest.mark.parametrize("mutant", [SelectionEpsilonTooBig, CoverFromLabeledRows])
