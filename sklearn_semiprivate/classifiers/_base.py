@@ -192,7 +192,7 @@ def label_kind(y):
     dtype = getattr(y, "dtype", None)
     dtypes = getattr(y, "dtypes", None)  # a one-column frame
     if dtype is None and dtypes is not None and len(dtypes) == 1:
-        dtype = list(dtypes)[0]
+        dtype = next(iter(dtypes))
     categories = getattr(dtype, "categories", None)
     if categories is not None:
         dtype = getattr(categories, "dtype", None)

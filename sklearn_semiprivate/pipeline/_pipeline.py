@@ -507,7 +507,10 @@ def _fit_then_transform(step):
         # As TransformerMixin.fit_transform calls fit: without y when None
         # (a transformer whose fit takes X alone); the step itself, not what
         # fit returns (a fit may forget to return self).
-        step.fit(X) if y is None else step.fit(X, y)
+        if y is None:
+            step.fit(X)
+        else:
+            step.fit(X, y)
         return step.transform(X)
 
     return fit_then_transform
