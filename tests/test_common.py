@@ -84,9 +84,11 @@ ESTIMATORS = [
     SemiPrivateTreeClassifier(random_state=0),
     # Without public data: the scaling from the private range (leak-warned).
     PrivateSGDClassifier(random_state=0),
-    # No unlabeled rows in the checks: no round, only Alg. 3 steps 3-5.
+    # No unlabeled rows in the checks: no round, only Alg. 3 steps 3-5. The
+    # base learner's box is a parameter: without one (and no public data) a
+    # meta-estimator refuses it, as it would read the box off private rows.
     LabelBoostClassifier(
-        SemiPrivateClassifier(random_state=0),
+        SemiPrivateClassifier(bounds=(-10, 10), random_state=0),
         hypothesis_class=DecisionStumps(),
         vc_dim=2,
         n_base=1,
@@ -95,7 +97,8 @@ ESTIMATORS = [
     # A base learner with a small eps* keeps the pool bound of Claim 5.7 at
     # t >= 4.02 n, so the checks' small data sets leave a few rows in J.
     SubSamplingActiveClassifier(
-        SemiPrivateClassifier(epsilon=0.01, random_state=0), random_state=0
+        SemiPrivateClassifier(epsilon=0.01, bounds=(-10, 10), random_state=0),
+        random_state=0,
     ),
     # A transformer: the checks that need no fit, and the contract pieces.
     PublicAssistedQueryRelease(StumpQueries(), support="public", random_state=0),

@@ -48,6 +48,7 @@ from ._base import (
     check_label_set,
     check_private_labels,
     label_kind,
+    refuse_unset_bounds,
 )
 from ._delegate import FittedBaseMixin
 from ._labelboost import LabelBoostClassifier
@@ -127,7 +128,10 @@ class SubSamplingActiveClassifier(
         as ``y == -1`` for :class:`LabelBoostClassifier` (integer and float
         labels keep their dtype, strings and booleans go in an object array
         with the integer -1, so -1 cannot be a class); any other learner is
-        fitted on the labeled rows ``K`` only. Its own ``accountant`` (and any
+        fitted on the labeled rows ``K`` only. One with a ``bounds``
+        parameter (at any depth) left at None is refused when no
+        ``X_public`` is passed: it would read its domain box off the private
+        pool. Its own ``accountant`` (and any
         nested one), if set, is charged this estimator's ``privacy_spent_``
         with this one, before the oracle is asked, each ledger once;
         ``estimator_`` is fitted with its ledgers cleared, so nothing is
@@ -366,6 +370,14 @@ class SubSamplingActiveClassifier(
         estimator = clone(self.estimator)
         if hasattr(estimator, "_validate_params"):
             estimator._validate_params()
+        refuse_unset_bounds(
+            estimator,
+            has_public=X_public is not None,
+            reason=(
+                "base learner is fitted on the private pool (step 3), and "
+                "privacy_spent_ covers its stated cost only"
+            ),
+        )
         # And its refusals of data of this format (a 1-D class on 2 features),
         # free when it is fitted alone (a review found them charged here).
         self._check_base_before_charge(X.shape[1], n, m, classes, fit_kw)

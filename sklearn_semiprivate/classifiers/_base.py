@@ -35,6 +35,7 @@ __all__ = [
     "domain_box",
     "infer_bounds_with_leak",
     "prepare_fit_data",
+    "refuse_unset_bounds",
     "warn_no_public_data",
 ]
 
@@ -406,6 +407,50 @@ def domain_box(bounds, data, *, allow_leak):
     if box is not None:
         return box
     return infer_bounds_with_leak(data.X) if allow_leak else None
+
+
+def refuse_unset_bounds(learner, has_public, *, reason):
+    """Refuse an inner learner that would read its domain box off private rows.
+
+    A learner of this package with a ``bounds`` parameter (at any depth, e.g.
+    the last step of a pipeline, or the base of a base) left at None, and no
+    public data to take the box from, reads the range of the rows a
+    meta-estimator fits it on: private rows, outside the stated cost (with
+    only a ``PrivacyLeakWarning``, and the meta-estimator's ``privacy_spent_``
+    would still state its full guarantee). Checked on parameters alone,
+    before the charge.
+
+    Parameters
+    ----------
+    learner : estimator
+        The inner learner (``get_params(deep=True)`` is read).
+    has_public : bool
+        Whether public rows are routed to the learner's fit.
+    reason : str
+        Which rows the learner is fitted on and which guarantee breaks, for
+        the message.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate import PrivateSGDClassifier
+    >>> from sklearn_semiprivate.classifiers._base import refuse_unset_bounds
+    >>> refuse_unset_bounds(PrivateSGDClassifier(bounds=(-1, 1)), False, reason="")
+    >>> refuse_unset_bounds(PrivateSGDClassifier(), True, reason="")
+    """
+    if has_public:
+        return
+    unset = sorted(
+        key
+        for key, value in learner.get_params(deep=True).items()
+        if value is None and key.rsplit("__", 1)[-1] == "bounds"
+    )
+    if unset:
+        names = ", ".join(f"estimator__{key}" for key in unset)
+        raise ValueError(
+            f"The {reason}. Its bounds are None ({names}) and no public data "
+            "is passed to fit, so it would read its domain box off those rows, "
+            "outside the accounting. Set its bounds= or pass X_public."
+        )
 
 
 def check_bounds(bounds, n_features):

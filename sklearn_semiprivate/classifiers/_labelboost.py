@@ -40,7 +40,7 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from . import _labelboost_steps as steps
-from ._base import check_private_labels, prepare_fit_data
+from ._base import check_private_labels, prepare_fit_data, refuse_unset_bounds
 from ._delegate import FittedBaseMixin
 from ._labelboost_plan import _UNLABELED, LabelBoostPlanMixin
 from ._labelboost_steps import (
@@ -91,9 +91,12 @@ class LabelBoostClassifier(
     estimator : estimator
         A private learner of this package (it states its cost through
         ``_privacy_cost``), ``(eps*, delta)``-DP with ``eps* <= 1``, as Lemma
-        4.6 needs. Its ``classes``, when None, is set to ``classes_``. Its
-        own ``accountant`` (and any nested one), if set, is charged
-        LabelBoost's ``privacy_spent_`` with this one, before the first
+        4.6 needs. One with a ``bounds`` parameter (at any depth) left at
+        None is refused when no ``X_public`` is passed: it would read its
+        domain box off the private rows of step 5. Its ``classes``, when
+        None, is set to ``classes_``. Its own ``accountant`` (and any nested
+        one), if set, is charged LabelBoost's ``privacy_spent_`` with this
+        one, before the first
         private read, each ledger once; ``estimator_`` is fitted with its
         ledgers cleared, so nothing is charged again.
     hypothesis_class : {"thresholds", "intervals"} or HypothesisClass, \
@@ -374,6 +377,14 @@ class LabelBoostClassifier(
         estimator = clone(self.estimator)
         if hasattr(estimator, "_validate_params"):
             estimator._validate_params()
+        refuse_unset_bounds(
+            estimator,
+            has_public=bool(base_kwargs),
+            reason=(
+                "base learner is fitted on private rows (step 5), and "
+                "privacy_spent_ covers its stated cost only"
+            ),
+        )
         self._check_before_charge(
             hypothesis_class, X.shape[1], schedule.base_rows, classes, base_kwargs
         )

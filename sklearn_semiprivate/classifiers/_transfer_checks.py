@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from ..utils._private_errors import call_on_private
-from ._base import check_label_kinds, label_kind
+from ._base import check_label_kinds, label_kind, refuse_unset_bounds
 
 __all__ = [
     "check_learner_bounds",
@@ -52,19 +52,10 @@ def check_private_learner(params):
 def check_learner_bounds(learner, has_public):
     """Refuse a learner that would read its domain box off its private rows.
 
-    A learner of this package with a ``bounds`` parameter (at any depth, e.g.
-    the last step of a pipeline) left at None and no public data to take the
-    box from reads the range of the rows it is fitted on, the curator's
-    secret draws, outside its stated cost (with a ``PrivacyLeakWarning``):
-    Claim 4.1 would not cover the round. Checked on parameters alone, before
-    the charge.
-
-    Parameters
-    ----------
-    learner : estimator
-        The learner (``get_params(deep=True)`` is read).
-    has_public : bool
-        Whether public rows are routed to the learner's fit.
+    Each round fits the learner on the curator's secret draws: with its
+    ``bounds`` unset and no public data it would read their range, and
+    Claim 4.1 covers the learner's stated cost only (see
+    :func:`~._base.refuse_unset_bounds`).
 
     Examples
     --------
@@ -74,22 +65,14 @@ def check_learner_bounds(learner, has_public):
     >>> check_learner_bounds(PrivateSGDClassifier(bounds=(-1, 1)), False)
     >>> check_learner_bounds(PrivateSGDClassifier(), True)
     """
-    if has_public:
-        return
-    unset = sorted(
-        key
-        for key, value in learner.get_params(deep=True).items()
-        if value is None and key.rsplit("__", 1)[-1] == "bounds"
+    refuse_unset_bounds(
+        learner,
+        has_public,
+        reason=(
+            "learner is fitted each round on the curator's private draws, and "
+            "Claim 4.1 covers its stated cost only"
+        ),
     )
-    if unset:
-        names = ", ".join(f"estimator__{key}" for key in unset)
-        raise ValueError(
-            f"The learner's bounds are None ({names}) and no public data is "
-            "passed to fit: each round it would read its domain box off the "
-            "curator's private draws, outside the accounting (Claim 4.1 covers "
-            "the learner's stated cost only). Set the learner's bounds= or pass "
-            "X_public."
-        )
 
 
 def check_target_source(X_target, y_target, target_oracle):
