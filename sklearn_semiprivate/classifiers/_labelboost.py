@@ -96,9 +96,9 @@ class LabelBoostClassifier(
         domain box off the private rows of step 5. Its ``classes``, when
         None, is set to ``classes_``. Its own ``accountant`` (and any nested
         one), if set, is charged LabelBoost's ``privacy_spent_`` with this
-        one, before the first
-        private read, each ledger once; ``estimator_`` is fitted with its
-        ledgers cleared, so nothing is charged again.
+        one, before the first private read, each ledger once;
+        ``estimator_`` is fitted with its ledgers cleared, so nothing is
+        charged again.
     hypothesis_class : {"thresholds", "intervals"} or HypothesisClass, \
             default="thresholds"
         The class ``C`` whose dichotomies Alg. 2 enumerates: any object whose

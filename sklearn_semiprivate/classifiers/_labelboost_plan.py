@@ -30,6 +30,12 @@ from ._labelboost_steps import labelboost_privacy_cost, labelboost_schedule
 
 __all__ = ["LabelBoostPlanMixin"]
 
+_TINY = float(np.finfo(np.float64).smallest_subnormal)
+# Placeholder points a relabeling class must cover (see _check_before_charge).
+_EXTREME_VALUES = np.array(
+    [np.finfo(np.float64).max, -np.finfo(np.float64).max, 1e39, -1e39, _TINY, -_TINY]
+)
+
 # The semi-supervised convention of scikit-learn: y == -1 marks unlabeled rows.
 _UNLABELED = -1
 
@@ -110,6 +116,24 @@ class LabelBoostPlanMixin:
                 f"hypothesis_class {type(hypothesis_class).__name__} cannot cover "
                 f"points of {n_features} features (checked on a placeholder point, "
                 f"before any private read): {exc}"
+            ) from exc
+        # Step 2d covers the private points of S o T: a class that fails on
+        # some finite point would make the fit fail, after its charge, on a
+        # dataset holding one such row and not on its neighbour (a review:
+        # a tree's float32 cast of 1e39). Probed on extreme finite
+        # placeholders; any finite point cannot be probed, and the docs say so.
+        extremes = np.repeat(_EXTREME_VALUES[:, None], n_features, axis=1)
+        try:
+            with dropped_warnings():
+                clone(hypothesis_class).cover(extremes, classes)
+        except Exception as exc:
+            raise ValueError(
+                f"hypothesis_class {type(hypothesis_class).__name__} fails on "
+                "extreme finite points (±1.8e308, ±1e39, subnormals; checked "
+                "on placeholders, before any private read). It covers the "
+                "private points of S ∘ T, where one such row would make the fit "
+                "fail after its charge. Use a class that takes every finite "
+                "point, or clip the rows into a public range first."
             ) from exc
         rng = np.random.default_rng(0)  # placeholders: nothing secret
         probe = self._base_estimator(clone(self.estimator), classes, rng, {})

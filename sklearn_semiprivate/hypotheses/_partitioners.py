@@ -13,6 +13,8 @@ from ..utils._private_predict import rowwise
 
 __all__ = ["CellIndex", "EstimatorCells", "MedianSplits", "QuantileGrid"]
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
 
 class QuantileGrid:
     """Axis-aligned grid with per-feature public quantiles as edges."""
@@ -115,6 +117,13 @@ class EstimatorCells:
         self.name = name
 
     def keys(self, X):
+        if isinstance(X, np.ndarray) and X.dtype.kind == "f":
+            # Into float32's range, a fixed map of each row on its own: a
+            # tree computes in float32, and a finite float64 beyond it made
+            # the estimator raise, so one private point could fail a cover
+            # built on private points (LabelBoost's S o T; a review). In a
+            # tree the clipped row goes where its cast (±inf) would.
+            X = np.clip(X, -_FLOAT32_MAX, _FLOAT32_MAX)
         keys = np.asarray(getattr(self.estimator, self.method)(X))
         if keys.ndim == 1:
             keys = keys[:, None]

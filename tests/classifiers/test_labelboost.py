@@ -22,10 +22,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats
+from sklearn.base import BaseEstimator
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
+from sklearn.tree import DecisionTreeClassifier
 
 from sklearn_semiprivate import (
     LabelBoostClassifier,
@@ -182,12 +184,16 @@ def audit_steps(n_labeled=621, n_unlabeled=440_000, **params):
         RecordingBase("thresholds", bounds=(0, 1), n_public=8), **params
     ).fit(X, y)
     # First, before the charge, the probes of what would fail on data of this
-    # format: a placeholder point covered, the base fitted on placeholder rows
-    # (up to its reservation). Placeholders only: every value 0.
-    probes = EVENTS[:2]
-    assert [e[0] for e in probes] == ["cover", "base"]
-    assert not any(np.any(e[1]) for e in probes)
-    del EVENTS[:2]
+    # format: a placeholder point covered, then extreme finite placeholders,
+    # the base fitted on placeholder rows (up to its reservation). Constants
+    # only: zeros, and the six extremes (no private value).
+    probes = EVENTS[:3]
+    assert [e[0] for e in probes] == ["cover", "cover", "base"]
+    assert not np.any(probes[0][1]) and not np.any(probes[2][1])
+    extremes = np.array([1.7976931348623157e308, 1e39, 5e-324])
+    assert probes[1][1].shape == (6, 1)
+    np.testing.assert_array_equal(np.unique(np.abs(probes[1][1])), np.sort(extremes))
+    del EVENTS[:3]
     # Independent of the module's constants: the paper's fractions.
     S = n_labeled
     kinds = [e[0] for e in EVENTS]
@@ -466,8 +472,10 @@ def test_ledger_on_the_base_learner_only_is_charged_labelboosts_cost_first():
     EVENTS.clear()
     with pytest.raises(PrivacyBudgetError):
         clf.set_params(estimator=ledgered_base(small)).fit(X, y)
-    # Nothing but the probes on placeholder rows (every value 0) ran.
-    assert not any(np.any(e[1]) for e in EVENTS) and small.spent() == (0.0, 0.0)
+    # Nothing but the probes on placeholder rows (0 or the extremes) ran.
+    placeholders = [0.0, 1.7976931348623157e308, 1e39, 5e-324]
+    assert all(np.isin(np.abs(e[1]), placeholders).all() for e in EVENTS)
+    assert small.spent() == (0.0, 0.0)
     clf.set_params(estimator=ledgered_base(base_acc)).fit(X, y)
     # Lemma 4.6's (1, 41 delta), not the base learner's (1, delta).
     assert base_acc.spent() == clf.privacy_spent_ == PrivacyCost(1.0, 41e-6)
@@ -486,13 +494,63 @@ class WarningThresholds(Thresholds):
 
 
 class FailingThresholds(Thresholds):
-    """Raises on the private points it covers (as a float32 tree did on 1e39);
-    the placeholder point of the probe before the charge (0) it takes."""
+    """Raises on the private points it covers, which lie in [0, 1) (as a
+    float32 tree did on 1e39); the placeholder points of the probes before the
+    charge (0 and the extremes) it takes."""
 
     def cover(self, X_public, classes=(0, 1)):
-        if np.any(np.asarray(X_public)):
+        X = np.abs(np.asarray(X_public))
+        if np.any((X > 1e-300) & (X < 1.0)):
             raise ValueError("Input X contains infinity: row 7 is 1e39")
         return super().cover(X_public, classes)
+
+
+class TreeCells(BaseEstimator):
+    """A fitted partition that computes in float32 and refuses what overflows
+    it, as scikit-learn's trees do, or everything beyond ``limit``."""
+
+    def __init__(self, limit=np.inf):
+        self.limit = limit
+
+    def fit(self, X, y=None):
+        self.fitted_ = True
+        return self
+
+    def apply(self, X):
+        X32 = np.asarray(X, dtype=np.float32)
+        if not np.all(np.isfinite(X32)) or np.any(np.abs(X) > self.limit):
+            raise ValueError("Input X contains infinity or a value too large")
+        return (X32[:, 0] > 0.5).astype(np.intp)
+
+
+def test_partition_by_a_float32_tree_covers_every_finite_point():
+    # A review: PartitionLabelings(<a tree>) raised on a finite private point
+    # beyond float32 (1e39) in the cover of S o T, after the charge, on one
+    # dataset and not its neighbour. The cells now take such a row where the
+    # tree would send its cast (+inf).
+    tree = DecisionTreeClassifier(max_leaf_nodes=4, random_state=0)
+    Xp = np.linspace(0, 1, 20)[:, None]
+    tree.fit(Xp, Xp[:, 0] > 0.5)
+    for partitioner in (tree, TreeCells().fit(Xp)):
+        points = np.array([[0.2], [0.9], [1e39], [-1e39], [1.7e308]])
+        cover = PartitionLabelings(partitioner).cover(points, classes=[0, 1])
+        labelings = cover.labelings(points)
+        assert np.array_equal(labelings[:, 2], labelings[:, 1])
+        assert np.array_equal(labelings[:, 4], labelings[:, 1])
+        assert np.array_equal(labelings[:, 3], labelings[:, 0])
+
+
+def test_relabeling_class_failing_on_extreme_points_is_refused_before_the_charge():
+    X, y = make_data(621, 440_000)
+    acc = fresh_accountant()
+    cells = TreeCells(limit=1e30).fit(np.zeros((2, 1)))
+    clf = LabelBoostClassifier(
+        base(), hypothesis_class=PartitionLabelings(cells), vc_dim=2,
+        accountant=acc, n_base=10, growth_denominator=0.1, classes=[0, 1],
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="fails on extreme finite points"):
+        clf.fit(X, y)
+    assert acc.spent() == (0.0, 0.0)
 
 
 def test_relabeling_class_warnings_on_private_points_are_dropped():
