@@ -62,9 +62,10 @@ def public_quantile_bins(X_public, n_bins):
 def bin_codes(X, edges):
     """The bin code of every value: ``searchsorted(edges[j], x, side="right")``.
 
-    Every real value falls in one of ``len(edges[j]) + 1`` bins, so a private
-    row is binned from its own values only, and its codes are always inside
-    the domain ``n_categories = [len(e) + 1 for e in edges]``.
+    Every real value (±inf included) falls in one of ``len(edges[j]) + 1``
+    bins, so a private row is binned from its own values only, and its codes
+    are always inside the domain ``n_categories = [len(e) + 1 for e in
+    edges]``. NaN is refused.
 
     Parameters
     ----------
@@ -90,6 +91,13 @@ def bin_codes(X, edges):
     if X.ndim != 2 or X.shape[1] != len(edges):
         raise ValueError(
             f"X must have shape (n_samples, {len(edges)}) to match the edges."
+        )
+    if np.isnan(X).any():
+        # searchsorted put NaN in the top bin without a word (a review). The
+        # message names no row or value: X may be private.
+        raise ValueError(
+            "X contains NaN, which no bin holds (±inf go to the end bins). "
+            "Impute or drop missing values before binning."
         )
     return np.column_stack(
         [np.searchsorted(e, X[:, j], side="right") for j, e in enumerate(edges)]

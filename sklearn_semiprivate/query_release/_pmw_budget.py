@@ -206,7 +206,8 @@ def default_n_rounds(n, epsilon, delta, n_queries, n_support):
         t = math.sqrt(log_s) * n * math.sqrt(rho) / log_q
     else:
         t = (n * epsilon * math.sqrt(log_s) / (10.0 * log_q)) ** (2.0 / 3.0)
-    return int(min(MAX_DEFAULT_ROUNDS, max(1, math.floor(t))))
+    # Capped before floor: t overflows to inf at epsilon near 1e308 (a review).
+    return int(max(1, math.floor(min(MAX_DEFAULT_ROUNDS, t))))
 
 
 def pmw_private_sample_size(alpha, beta, epsilon, delta, domain_size, n_queries):

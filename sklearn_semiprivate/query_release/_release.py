@@ -52,6 +52,26 @@ from ._pmw_release import plan_public, plan_representative
 __all__ = []
 
 
+def check_label_column(workload, n_columns, n_classes):
+    """A categorical workload's label column (the last) has one code per class.
+
+    A narrower one is refused by the public support's codes; a wider one
+    was fitted and charged, and the supports that model the whole declared
+    domain gave mass to label codes no class has, which ``sample`` could
+    not map back (a review). Public: the workload and ``classes``.
+    """
+    cards = getattr(workload, "_cards", None)
+    if cards is None:
+        return
+    n_codes = int(cards(n_columns)[-1])
+    if n_codes != n_classes:
+        raise ValueError(
+            f"In a labeled release the workload's last column is the label: it "
+            f"has n_categories={n_codes}, but there are {n_classes} classes. "
+            "Give the label column exactly one category per class."
+        )
+
+
 class _ReleaseFit:
     """What ``PublicAssistedQueryRelease.fit`` runs, and its stated cost (a mixin)."""
 
@@ -86,6 +106,7 @@ class _ReleaseFit:
             # The label codes of the support are checked against the
             # workload's domain too: all public.
             points = workload._check_points(points, "X_public (with the labels)")
+            check_label_column(workload, X.shape[1] + 1, classes.size)
             query_set = workload._bind(X.shape[1] + 1)
         else:
             Xp = workload._check_points(Xp, "X_public")

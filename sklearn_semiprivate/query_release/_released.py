@@ -98,6 +98,15 @@ class _ReleasedDistribution:
         check_is_fitted(self)
         if not isinstance(queries, QueryWorkload):
             queries = self._workload_like(queries)
+        if self.support_type_ not in ADAPTIVE_SUPPORTS:
+            # The released points must lie in this workload's domain (the
+            # adaptive supports compare categories themselves): a review found
+            # a narrower domain answered silently wrong, or a broadcast error.
+            if self.support_type_ == "representative":
+                points = self._public_points
+            else:
+                points = self._joint_support()
+            queries._check_points(points, "the released support (public points)")
         return self._answer(queries._bind(self.n_features_in_ + self._labeled()))
 
     def _workload_like(self, spec):

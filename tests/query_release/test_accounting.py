@@ -235,6 +235,9 @@ def test_default_rounds_closed_forms():
     # Within [1, 500].
     assert default_n_rounds(10**9, 10.0, 0.0, q, s) == 500
     assert default_n_rounds(1, 0.01, 0.0, q, s) == 1
+    # At the top of the float range t overflows to inf (a review: an
+    # OverflowError from floor): still the cap.
+    assert default_n_rounds(5000, 1e308, 0.0, q, s) == 500
 
 
 def test_estimator_default_rounds_pure_dp_and_accuracy():

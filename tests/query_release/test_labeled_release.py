@@ -327,6 +327,23 @@ def test_bad_input_fails_before_any_private_read(
     assert not hasattr(qr, "answers_")
 
 
+@pytest.mark.parametrize("support", ["public", "mixture", "graphical"])
+def test_label_column_wider_than_classes_is_refused_before_the_charge(support):
+    # A review: a label column of 3 codes for 2 classes was charged and
+    # fitted; the supports that model the whole domain then gave mass to
+    # code 2, and sample() raised IndexError. A narrower one was refused.
+    X, y, X_pub = _data(n=200)
+    wide = MarginalQueries(k=2, n_categories=[2, 2, 3], subsets=[[0, 2], [1, 2]])
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    kw = {"selection": "all"} if support == "public" else {}
+    qr = PublicAssistedQueryRelease(
+        wide, support=support, classes=["no", "yes"], accountant=acc, **kw
+    )
+    with pytest.raises(ValueError, match=r"n_categories=3, but there are 2 classes"):
+        qr.fit(X, y, X_public=PublicData(X_pub))
+    assert acc.history == []
+
+
 # --- privacy: the sensitivity, exactly, and mutants ----------------------------
 
 
@@ -516,6 +533,14 @@ def test_public_quantile_bins_and_codes():
         public_quantile_bins(X_pub, 0)
     with pytest.raises(ValueError, match="shape"):
         bin_codes(np.zeros((3, 3)), edges)
+
+
+def test_bin_codes_refuse_nan_and_put_infinities_in_the_end_bins():
+    edges = [np.array([0.0, 1.0])]
+    codes = bin_codes(np.array([[-np.inf], [np.inf], [0.5]]), edges)
+    assert codes[:, 0].tolist() == [0.0, 2.0, 1.0]
+    with pytest.raises(ValueError, match="NaN, which no bin holds"):
+        bin_codes(np.array([[0.5], [np.nan]]), edges)
 
 
 def test_stump_workload_on_joint_rows():

@@ -420,3 +420,28 @@ def test_auto_support_resolves_from_parameters_alone(make_queries, params, expec
     # Fitting again on other private rows of another size resolves the same.
     auto.fit(X[:123] * 0, X_public=PublicData(pub))
     assert auto.support_type_ == expected
+
+
+@pytest.mark.parametrize("support", ["public", "mixture", "graphical"])
+def test_transform_refuses_a_workload_whose_domain_leaves_out_released_points(
+    support,
+):
+    # A review: on support="public", a workload declaring 2 categories where
+    # the fit's had 3 was answered silently wrong (the mass of code 2 counted
+    # as the next column's code 0), or raised a broadcast error. The adaptive
+    # supports already refused it.
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, size=(500, 2)).astype(float)
+    Xp = rng.integers(0, 3, size=(60, 2)).astype(float)
+    kw = {"selection": "all"} if support == "public" else {}
+    est = PublicAssistedQueryRelease(
+        MarginalQueries(k=1, n_categories=3), support=support, **kw
+    ).fit(X, X_public=PublicData(Xp))
+    with pytest.raises(ValueError, match=r"outside the declared domain|differ"):
+        est.transform(MarginalQueries(k=1, n_categories=[2, 3]))
+    if support != "public":
+        return  # the adaptive supports take their own categories only
+    # A wider domain holds every released point: answered, code 3 empty.
+    wider = est.transform(MarginalQueries(k=1, n_categories=[4, 3]))
+    np.testing.assert_allclose(wider[[0, 1, 2]], est.answers_[[0, 1, 2]])
+    assert wider[3] == 0.0
