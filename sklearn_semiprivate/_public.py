@@ -99,9 +99,11 @@ def warn_raw_public_array(stacklevel):
     row count.
     """
     warnings.warn(
-        "X_public is a raw array; scikit-learn's cross-validation and search "
-        "tools slice an array as long as X per fold, together with X. Wrap it "
-        "as X_public=PublicData(X_pub) to keep it whole (and silence this "
+        "X_public is a raw array; scikit-learn's cross-validation, search and "
+        "multiclass tools slice an array as long as X together with X, by "
+        "indices that can depend on the private labels (stratified folds, "
+        "one-vs-one pairs), and the model is then not DP. Wrap it as "
+        "X_public=PublicData(X_pub) to keep it whole (and silence this "
         "warning).",
         PublicDataWarning,
         stacklevel=stacklevel,

@@ -287,7 +287,9 @@ def _encoded_labels_hint(classes):
         "their estimators. Inside one, declare the encoded labels, "
         f"classes={codes.tolist()} (the position of each label in "
         f"{classes.tolist()}), and encode public labels, if any, the same way; "
-        "the meta-estimator maps predictions back to the original labels."
+        "the meta-estimator maps predictions back to the original labels. "
+        "One-vs-rest and one-vs-one wrappers fit binary problems: declare "
+        "classes=[0, 1] inside them, with unlabeled public data."
     )
 
 

@@ -16,6 +16,7 @@ import pytest
 import sklearn
 from sklearn.ensemble import BaggingClassifier, VotingClassifier
 from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
 
 import sklearn_semiprivate
 from sklearn_semiprivate import (
@@ -334,6 +335,21 @@ def test_meta_estimators_encoding_labels(meta):
     fixed = meta(base.set_params(classes=[0, 1])).fit(X, y_str)
     assert set(fixed.predict(X).tolist()) <= {"benign", "malignant"}
     assert fixed.score(X, y_str) > 0.9
+
+
+@pytest.mark.parametrize("meta", [OneVsRestClassifier, OneVsOneClassifier])
+def test_one_vs_rest_and_one_vs_one_hint_says_binary_codes(meta):
+    # A review: the hint said classes=[0, 1, 2] for three labels, which inside
+    # a one-vs-rest wrapper made 3-class binary sub-models (and OvR's
+    # predict crashed); each sub-problem is binary: classes=[0, 1].
+    X, y, _ = make_data()
+    y3 = y + (X[:, 0] > 0.5)  # labels 0, 1, 2
+    base = SemiPrivateClassifier(classes=[1, 2, 3], bounds=(0, 1))
+    with pytest.raises(ValueError, match="some labels") as err:
+        meta(base).fit(X, y3)
+    assert "classes=[0, 1] inside them" in str(err.value)
+    fixed = meta(base.set_params(classes=[0, 1])).fit(X, y3)
+    assert set(fixed.predict(X).tolist()) <= {0, 1, 2}
 
 
 def test_label_check_message_does_not_depend_on_private_labels():
