@@ -122,7 +122,9 @@ class LabelBoostPlanMixin:
         # dataset holding one such row and not on its neighbour (a review:
         # a tree's float32 cast of 1e39). Probed on extreme finite
         # placeholders; any finite point cannot be probed, and the docs say so.
-        extremes = np.repeat(_EXTREME_VALUES[:, None], n_features, axis=1)
+        # Each value twice: a class that sums its points (a partition's cell
+        # means) must not overflow either (a second review).
+        extremes = np.repeat(np.repeat(_EXTREME_VALUES, 2)[:, None], n_features, 1)
         try:
             with dropped_warnings():
                 clone(hypothesis_class).cover(extremes, classes)

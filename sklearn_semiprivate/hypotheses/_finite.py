@@ -11,7 +11,7 @@ keeping the first.
 import numpy as np
 
 from ..utils._nested_fit import dropped_warnings
-from ..utils._private_predict import count_correct
+from ..utils._private_predict import count_correct, float32_safe
 from ._base import (
     Cover,
     HypothesisClass,
@@ -98,7 +98,7 @@ class FiniteClass(HypothesisClass):
         labelings = np.stack(
             [
                 encode_labels(
-                    np.asarray(model.predict(distinct)),
+                    np.asarray(model.predict(float32_safe(model, distinct))),
                     classes,
                     f"predictions of models[{j}] on X_public",
                 )
@@ -217,7 +217,7 @@ class FiniteCover(Cover):
         """
         model = self._model(member)
         X = check_points(X, "X", n_features=self.n_features_in_)
-        return np.asarray(model.predict(X))
+        return np.asarray(model.predict(float32_safe(model, X)))
 
     def describe(self, member, *, feature_names=None):
         """Human-readable rule of member ``member``: the model it stands for.

@@ -176,6 +176,29 @@ class PartitionLabelings(HypothesisClass):
         return PartitionCover(partition, X_public, classes, unseen)
 
 
+def _cell_means(X, cell, counts):
+    """Mean of each cell's rows, finite for any finite rows.
+
+    Plain sums overflow when a cell holds several rows near the largest
+    float (1e308 + 1e308), and the k-d tree of the centroids then refused
+    them: in LabelBoost, whose cover holds private points, one such row
+    failed the fit after its charge (a review). Such a cell's mean is taken
+    again from the rows divided by its count first, and kept finite.
+    """
+    sums = np.zeros((counts.size, X.shape[1]))
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.add.at(sums, cell, X)
+        means = sums / counts[:, None]
+    bad = ~np.isfinite(means).all(axis=1)
+    if bad.any():
+        rows = bad[cell]
+        scaled = np.zeros((counts.size, X.shape[1]))
+        np.add.at(scaled, cell[rows], X[rows] / counts[cell[rows]][:, None])
+        limit = np.finfo(np.float64).max
+        means[bad] = np.clip(scaled[bad], -limit, limit)
+    return means
+
+
 class PartitionCover(Cover):
     """The cover of all labelings of the occupied cells of a public partition.
 
@@ -247,9 +270,7 @@ class PartitionCover(Cover):
         first = np.unique(cell, return_index=True)[1]
         self._keys = public_keys[first]
         counts = np.bincount(cell, minlength=self.n_cells_)
-        sums = np.zeros((self.n_cells_, X_public.shape[1]))
-        np.add.at(sums, cell, X_public)
-        self.centroids_ = sums / counts[:, None]
+        self.centroids_ = _cell_means(X_public, cell, counts)
         self._unseen = unseen
         self._tree = KDTree(self.centroids_) if unseen is None else None
 

@@ -9,11 +9,9 @@ integers, or of any sortable ids, per point) and describes a key in words,
 
 import numpy as np
 
-from ..utils._private_predict import rowwise
+from ..utils._private_predict import float32_safe, rowwise
 
 __all__ = ["CellIndex", "EstimatorCells", "MedianSplits", "QuantileGrid"]
-
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 class QuantileGrid:
@@ -117,13 +115,9 @@ class EstimatorCells:
         self.name = name
 
     def keys(self, X):
-        if isinstance(X, np.ndarray) and X.dtype.kind == "f":
-            # Into float32's range, a fixed map of each row on its own: a
-            # tree computes in float32, and a finite float64 beyond it made
-            # the estimator raise, so one private point could fail a cover
-            # built on private points (LabelBoost's S o T; a review). In a
-            # tree the clipped row goes where its cast (±inf) would.
-            X = np.clip(X, -_FLOAT32_MAX, _FLOAT32_MAX)
+        # A tree fails on a finite float64 beyond float32, which could fail a
+        # cover built on private points (LabelBoost's S o T; a review).
+        X = float32_safe(self.estimator, X)
         keys = np.asarray(getattr(self.estimator, self.method)(X))
         if keys.ndim == 1:
             keys = keys[:, None]
@@ -140,10 +134,10 @@ class EstimatorCells:
         """:meth:`keys` of private (or new) rows, row by row where it fails.
 
         Returns the keys and a mask, False for a row the estimator cannot map
-        (a tree's float32 conversion of a huge but finite value, an encoder's
-        unseen category): its key is a placeholder, and the cover treats it
-        as in no public cell (its ``unseen`` rule), instead of the fit raising
-        after its charge on that dataset and not on its neighbour (a review).
+        (an encoder's unseen category; a tree takes every finite row, see
+        :meth:`keys`): its key is a placeholder, and the cover treats it as in
+        no public cell (its ``unseen`` rule), instead of the fit raising after
+        its charge on that dataset and not on its neighbour (a review).
         """
         return rowwise(self.keys, X, fill=self._fill)
 

@@ -11,13 +11,68 @@ fit, fail, and its message (which may quote the value) must not escape.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import numpy as np
+from sklearn.tree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+)
 
 from ._sklearn_compat import _safe_indexing
 
-__all__ = ["count_correct", "rowwise", "rowwise_matches"]
+__all__ = ["count_correct", "float32_safe", "rowwise", "rowwise_matches"]
 
 # Rows per call.
 _CHUNK = 1024
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_FLOAT32_TREES = (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    ExtraTreeClassifier,
+    ExtraTreeRegressor,
+)
+
+
+def _computes_in_float32(model):
+    """Whether ``model`` is a scikit-learn tree or an ensemble of them."""
+    if isinstance(model, _FLOAT32_TREES):
+        return True
+    members = getattr(model, "estimators_", None)
+    if members is None:
+        return False
+    members = np.ravel(np.asarray(members, dtype=object))
+    return members.size > 0 and all(isinstance(m, _FLOAT32_TREES) for m in members)
+
+
+def float32_safe(model, X):
+    """``X`` as ``model`` can take every finite row of it.
+
+    scikit-learn's trees (and forests, boosting, isolation forests of them)
+    cast their input to float32, and refuse a finite float64 beyond its range
+    (a review: a partition by a tree failed on a private 1e39, after the
+    charge, on one dataset and not its neighbour). For them the float rows
+    are clipped into float32's range, a map of each row on its own: the
+    clipped row goes where its cast (±inf) would. Other models get ``X``
+    unchanged, so a float64 model keeps every value.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.tree import DecisionTreeClassifier
+    >>> from sklearn_semiprivate.utils._private_predict import float32_safe
+    >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0]], [0, 1])
+    >>> float32_safe(tree, np.array([[1e39], [0.5]]))[:, 0].tolist()
+    [3.4028234663852886e+38, 0.5]
+    >>> float32_safe(object(), np.array([[1e39]]))[:, 0].tolist()
+    [1e+39]
+    """
+    if (
+        isinstance(X, np.ndarray)
+        and X.dtype.kind == "f"
+        and _computes_in_float32(model)
+    ):
+        return np.clip(X, -_FLOAT32_MAX, _FLOAT32_MAX)
+    return X
 
 
 def _chunk_output(func, X, rows, row_shape):

@@ -98,10 +98,15 @@ COMPOSITIONS = {
         SemiPrivateClassifier(classes=[0, 1], final_estimator=_stumps(led)),
         classes=[0, 1],
     ),
+    # The base's box is a parameter: the active learner refuses one that
+    # would read it off its pool (here PATE's public rows), having no public
+    # data of its own to tell them apart.
     "pate(sklearn pipeline(active(stumps)))": lambda led: PATEClassifier(
         student=make_pipeline(
             StandardScaler(),
-            SubSamplingActiveClassifier(_stumps(led), classes=[0, 1]),
+            SubSamplingActiveClassifier(
+                _stumps(led).set_params(bounds=(-5, 5)), classes=[0, 1]
+            ),
         ),
         n_teachers=10,
         epsilon=50.0,  # votes near exact: both labels reach the student

@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from sklearn.base import BaseEstimator
+from sklearn.cluster import KMeans
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
@@ -41,7 +42,7 @@ from sklearn_semiprivate import (
 )
 from sklearn_semiprivate.audit import epsilon_lower_bound
 from sklearn_semiprivate.classifiers import _labelboost_steps as lb
-from sklearn_semiprivate.hypotheses import PartitionLabelings, Thresholds
+from sklearn_semiprivate.hypotheses import FiniteClass, PartitionLabelings, Thresholds
 from sklearn_semiprivate.mechanisms import ExponentialMechanism
 
 CLASSES = np.array([0, 1])
@@ -191,7 +192,7 @@ def audit_steps(n_labeled=621, n_unlabeled=440_000, **params):
     assert [e[0] for e in probes] == ["cover", "cover", "base"]
     assert not np.any(probes[0][1]) and not np.any(probes[2][1])
     extremes = np.array([1.7976931348623157e308, 1e39, 5e-324])
-    assert probes[1][1].shape == (6, 1)
+    assert probes[1][1].shape == (12, 1)  # each extreme twice
     np.testing.assert_array_equal(np.unique(np.abs(probes[1][1])), np.sort(extremes))
     del EVENTS[:3]
     # Independent of the module's constants: the paper's fractions.
@@ -506,8 +507,9 @@ class FailingThresholds(Thresholds):
 
 
 class TreeCells(BaseEstimator):
-    """A fitted partition that computes in float32 and refuses what overflows
-    it, as scikit-learn's trees do, or everything beyond ``limit``."""
+    """A fitted partition (not a scikit-learn tree, so its rows are not
+    clipped) that refuses what overflows float32, as a tree would unclipped,
+    or everything beyond ``limit``."""
 
     def __init__(self, limit=np.inf):
         self.limit = limit
@@ -531,13 +533,29 @@ def test_partition_by_a_float32_tree_covers_every_finite_point():
     tree = DecisionTreeClassifier(max_leaf_nodes=4, random_state=0)
     Xp = np.linspace(0, 1, 20)[:, None]
     tree.fit(Xp, Xp[:, 0] > 0.5)
-    for partitioner in (tree, TreeCells().fit(Xp)):
-        points = np.array([[0.2], [0.9], [1e39], [-1e39], [1.7e308]])
-        cover = PartitionLabelings(partitioner).cover(points, classes=[0, 1])
-        labelings = cover.labelings(points)
-        assert np.array_equal(labelings[:, 2], labelings[:, 1])
-        assert np.array_equal(labelings[:, 4], labelings[:, 1])
-        assert np.array_equal(labelings[:, 3], labelings[:, 0])
+    # Two rows at 1.7e308 in one cell: their sum overflowed, and the k-d tree
+    # of the cell means refused it (a second review).
+    points = np.array([[0.2], [0.9], [1e39], [-1e39], [1.7e308], [1.7e308]])
+    cover = PartitionLabelings(tree).cover(points, classes=[0, 1])
+    labelings = cover.labelings(points)
+    assert np.array_equal(labelings[:, 2], labelings[:, 1])
+    assert np.array_equal(labelings[:, 4], labelings[:, 1])
+    assert np.array_equal(labelings[:, 3], labelings[:, 0])
+    assert np.all(np.isfinite(cover.centroids_))
+    # A finite class of trees too (its own docstring's example).
+    cover = FiniteClass([tree]).cover(points, classes=[0, 1])
+    assert cover.predict(0, points).tolist() == [0, 1, 1, 0, 1, 1]
+
+
+def test_only_float32_models_get_clipped_rows():
+    # The clip is for trees: a float64 k-means on public rows beyond float32's
+    # range keeps its cells (clipping every model merged them into one).
+    rng = np.random.default_rng(0)
+    Xp = np.vstack([rng.uniform(1, 2, (20, 2)), rng.uniform(8, 9, (20, 2))])
+    Xp = np.vstack([Xp, Xp * [1, 8]]) * 1e39
+    km = KMeans(n_clusters=4, n_init=3, random_state=0).fit(Xp)
+    cover = PartitionLabelings(km).cover(Xp, classes=[0, 1])
+    assert cover.n_cells_ == 4
 
 
 def test_relabeling_class_failing_on_extreme_points_is_refused_before_the_charge():

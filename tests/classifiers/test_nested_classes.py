@@ -85,14 +85,19 @@ def test_active_takes_a_label_set_declared_deep_in_its_base():
 def test_active_probes_its_base_before_the_charge_without_a_label_set():
     # No label set anywhere, no public data: the pipeline's refusal of a
     # transformer without public rows is free, as when fitted alone (the
-    # probe used to be skipped, and the refusal came after a charge).
+    # probe used to be skipped, and the refusal came after a charge). The
+    # last step's box is given, so that the refusal of a base that would
+    # read it off the pool (also free) does not come first.
     rng = np.random.default_rng(0)
     X = rng.normal(size=(3000, 2))
     y = (X.sum(axis=1) > 0).astype(int)
     ledger = PrivacyAccountant(delta=0.5)
     clf = SubSamplingActiveClassifier(
         PublicFittedPipeline(
-            [("tr", MinMaxScaler()), ("m", SemiPrivateLogisticRegression(epsilon=0.4))]
+            [
+                ("tr", MinMaxScaler()),
+                ("m", SemiPrivateLogisticRegression(epsilon=0.4, bounds=(0, 1))),
+            ]
         ),
         epsilon=0.8,
         n_subsample=10,
