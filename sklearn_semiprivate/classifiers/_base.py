@@ -9,6 +9,7 @@ releases anything computed from private rows.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -34,6 +35,7 @@ __all__ = [
     "describe_member",
     "domain_box",
     "infer_bounds_with_leak",
+    "leaks_are_errors",
     "prepare_fit_data",
     "refuse_unset_bounds",
     "warn_no_public_data",
@@ -411,6 +413,59 @@ def domain_box(bounds, data, *, allow_leak):
     return infer_bounds_with_leak(data.X) if allow_leak else None
 
 
+def _fitted_on_the_rows(learner, params, key):
+    """Whether this check decides for the ``bounds`` parameter ``key``.
+
+    Not for an estimator that an owner lists in ``_params_not_fitted_on_rows``:
+    it is never fitted on the owner's rows, or its fit reaches the output only
+    through the owner's mechanism (a final estimator on public points, PATE's
+    student and teachers, the synthetic classifier's learner), so a box it
+    reads is not read off private rows (a review found them refused). Nor for
+    a search's estimator (``_params_set_by_candidates``), whose candidates may
+    set its box: the search warns of one that does not, and
+    :func:`leaks_are_errors` stops the fit there.
+    """
+    path = key.split("__")[:-1]
+    for depth, name in enumerate(path):
+        owner = learner if depth == 0 else params.get("__".join(path[:depth]))
+        skipped = getattr(owner, "_params_not_fitted_on_rows", ()) + getattr(
+            owner, "_params_set_by_candidates", ()
+        )
+        if name in skipped:
+            return False
+    return True
+
+
+# The message of a base learner's leak, for LabelBoost and the active learner.
+_BASE_LEAK = (
+    "The base learner read a value off %s outside its stated cost (it "
+    "raised a PrivacyLeakWarning: its box through a search's candidates, a "
+    "pipeline's transformers fitted on private rows, ...), so privacy_spent_ "
+    "would not hold. The fit is stopped; the ledgers stay charged. Give the "
+    "base learner its bounds= (and every candidate's) or public data."
+)
+
+
+@contextlib.contextmanager
+def leaks_are_errors(message):
+    """A ``PrivacyLeakWarning`` raised inside is a ``ValueError(message)``.
+
+    The backstop of :func:`refuse_unset_bounds` for an inner learner fitted
+    on private rows: one that reads a value off them outside its mechanisms
+    (its box through a search's candidates, a pipeline's transformers fitted
+    on them) would make the stated cost false, so the fit stops at the
+    warning, before the value is used (the ledgers stay charged). The filter
+    is process-wide (Python's warnings state): a thread leaving its own
+    ``catch_warnings`` meanwhile can restore filters without it.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        try:
+            yield
+        except PrivacyLeakWarning as leak:
+            raise ValueError(message) from leak
+
+
 def refuse_unset_bounds(learner, has_public, *, reason):
     """Refuse an inner learner that would read its domain box off private rows.
 
@@ -441,10 +496,13 @@ def refuse_unset_bounds(learner, has_public, *, reason):
     """
     if has_public:
         return
+    params = learner.get_params(deep=True)
     unset = sorted(
         key
-        for key, value in learner.get_params(deep=True).items()
-        if value is None and key.rsplit("__", 1)[-1] == "bounds"
+        for key, value in params.items()
+        if value is None
+        and key.rsplit("__", 1)[-1] == "bounds"
+        and _fitted_on_the_rows(learner, params, key)
     )
     if unset:
         names = ", ".join(f"estimator__{key}" for key in unset)

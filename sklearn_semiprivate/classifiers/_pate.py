@@ -301,6 +301,9 @@ class PATEClassifier(
     """
 
     __metadata_request__fit = {"X_public": True, "y_public": True}
+    # The student learns public (or grid) rows; a teacher's fit reaches the
+    # output only through the noisy votes, whatever it reads off its part.
+    _params_not_fitted_on_rows = ("student", "teacher")
     _model_attr = "student_"
     _inner_estimators = (("student_", "student"),)
 

@@ -263,6 +263,8 @@ class SyntheticDataClassifier(
     """
 
     __metadata_request__fit = {"X_public": True, "y_public": True}
+    # Trained on the released synthetic rows only.
+    _params_not_fitted_on_rows = ("estimator",)
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"]), None],

@@ -11,12 +11,11 @@ learner.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import contextlib
-import warnings
 
 from sklearn.base import clone
 
 from ..accounting._reservation import accountant_keys, fit_cost
-from ..exceptions import PrivacyLeakWarning
+from . import _base
 from . import _transfer_steps as steps
 
 __all__ = [
@@ -39,26 +38,20 @@ def leaks_are_errors(private):
     that reads a value off the curator's draws outside its mechanisms (its
     bounds, its label set) makes the round's cost unknown, so the fit stops
     there (the ledgers stay charged) rather than return a model whose
-    ``privacy_spent_`` is false. The filter is process-wide (Python's
-    warnings state): a thread leaving its own ``catch_warnings`` meanwhile
-    can restore filters without it, and the leak is then only warned.
+    ``privacy_spent_`` is false (see :func:`~._base.leaks_are_errors`).
     """
     if not private:
         yield
         return
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyLeakWarning)
-        try:
-            yield
-        except PrivacyLeakWarning as leak:
-            raise ValueError(
-                "The learner read a value off the curator's private draws "
-                "outside its stated cost (it raised a PrivacyLeakWarning while "
-                "fitted in a round), so Claim 4.1 does not cover the round and "
-                "no (epsilon, delta) can be claimed. The fit is stopped; the "
-                "ledgers stay charged. Give the learner its bounds= and "
-                "classes= (or public data)."
-            ) from leak
+    with _base.leaks_are_errors(
+        "The learner read a value off the curator's private draws "
+        "outside its stated cost (it raised a PrivacyLeakWarning while "
+        "fitted in a round), so Claim 4.1 does not cover the round and "
+        "no (epsilon, delta) can be claimed. The fit is stopped; the "
+        "ledgers stay charged. Give the learner its bounds= and "
+        "classes= (or public data)."
+    ):
+        yield
 
 
 def validate_learner_params(learner):

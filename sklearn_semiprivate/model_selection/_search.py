@@ -274,6 +274,10 @@ class PrivateParameterSearch(
     """
 
     __metadata_request__fit = {"X_public": True, "y_public": True}
+    # Its candidates may set the estimator's parameters (its box): a
+    # meta-estimator's check of unset bounds leaves them to the search, which
+    # warns of a candidate without one (see classifiers/_base.py).
+    _params_set_by_candidates = ("estimator",)
 
     _parameter_constraints = {
         "estimator": [HasMethods(["fit", "predict"])],
