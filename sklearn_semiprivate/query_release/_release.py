@@ -55,10 +55,12 @@ __all__ = []
 def check_label_column(workload, n_columns, n_classes):
     """A categorical workload's label column (the last) has one code per class.
 
-    A narrower one is refused by the public support's codes; a wider one
-    was fitted and charged, and the supports that model the whole declared
-    domain gave mass to label codes no class has, which ``sample`` could
-    not map back (a review). Public: the workload and ``classes``.
+    For the supports that model the whole declared domain ("mixture",
+    "graphical"): a wider column was fitted and charged, and gave mass to
+    label codes no class has, which ``sample`` could not map back (a
+    review). A narrower one is refused by the public support's codes, and
+    the public support's points hold real codes only. Public: the workload
+    and ``classes``.
     """
     cards = getattr(workload, "_cards", None)
     if cards is None:
@@ -106,7 +108,6 @@ class _ReleaseFit:
             # The label codes of the support are checked against the
             # workload's domain too: all public.
             points = workload._check_points(points, "X_public (with the labels)")
-            check_label_column(workload, X.shape[1] + 1, classes.size)
             query_set = workload._bind(X.shape[1] + 1)
         else:
             Xp = workload._check_points(Xp, "X_public")
@@ -118,6 +119,8 @@ class _ReleaseFit:
             raise ValueError("The workload is empty: it holds no query.")
         n = X.shape[0]
         support = self._resolved_support()
+        if labeled and support in ADAPTIVE_SUPPORTS:
+            check_label_column(workload, X.shape[1] + 1, classes.size)
         # Everything that depends on public data only, and every size limit,
         # before the accountant is checked and before any private read.
         if support == "representative":
