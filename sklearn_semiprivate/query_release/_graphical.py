@@ -40,6 +40,8 @@ _EXP_SPAN = 700.0
 # Cliques up to this many cells are summed directly for every marginal; larger
 # ones share their partial sums (GraphicalModel._clique_marginal).
 _DIRECT_CELLS = 2**12
+# The smallest normal double: separator masses below it are treated as 0.
+_TINY = float(np.finfo(np.float64).tiny)
 
 
 def _log_sum(a, axes):
@@ -446,7 +448,12 @@ class GraphicalModel:
                     if sep
                     else np.array(1.0)
                 )
-                inv = np.where(mu > 0, 1.0 / np.where(mu > 0, mu, 1.0), 0.0)
+                # A subnormal separator mass counts as 0: its inverse
+                # overflowed (a RuntimeWarning that depended on the noise,
+                # 1 fit in 80 on all-zero rows; a review), for a mass that
+                # contributes nothing.
+                positive = mu >= _TINY
+                inv = np.where(positive, 1.0 / np.where(positive, mu, 1.0), 0.0)
                 table, kept = _product(table, kept, inv, list(sep))
                 done[k] = (table, kept)
             else:

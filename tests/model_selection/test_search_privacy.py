@@ -8,10 +8,12 @@ epsilon. The mutant releases the winner's validation score without noise, the
 fault a search built on exact validation scores has.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
-from sklearn_semiprivate import PublicData, SemiPrivateClassifier
+from sklearn_semiprivate import PublicData, PublicDataWarning, SemiPrivateClassifier
 from sklearn_semiprivate.audit import audit_epsilon
 from sklearn_semiprivate.model_selection import PrivateParameterSearch
 from sklearn_semiprivate.model_selection import _private_fits as fits_module
@@ -120,3 +122,69 @@ def test_random_stopping_draws_its_runs_and_noise_as_accounted(monkeypatch):
     ((epsilon, kwargs),) = laplace
     assert epsilon == pytest.approx(0.2)  # each run's score at the run's epsilon
     assert kwargs == {"sensitivity": 1.0}
+
+
+def test_exponential_selection_draws_fresh_noise_even_with_a_seed(monkeypatch):
+    # A mutation review seeded the exponential selection's generator from
+    # random_state: two fits with random_state=0 drew the same noise, making
+    # the choice a fixed function of the private counts; no test failed (the
+    # random-stopping path has the test above).
+    secret, used = [], []
+    real_rng = fits_module.noise_rng
+    real_mechanism = fits_module.exponential_mechanism
+
+    def fresh(random_state):
+        secret.append(real_rng(random_state))
+        return secret[-1]
+
+    def mechanism(scores, epsilon, **kwargs):
+        used.append(kwargs["random_state"])
+        return real_mechanism(scores, epsilon, **kwargs)
+
+    monkeypatch.setattr(fits_module, "noise_rng", fresh)
+    monkeypatch.setattr(fits_module, "exponential_mechanism", mechanism)
+    search = PrivateParameterSearch(
+        SemiPrivateClassifier(epsilon=0.2, classes=[0, 1]),
+        {"hypothesis_class": ["stumps", "thresholds"]},
+        selection="exponential",
+        random_state=0,
+    )
+    firsts = []
+    for _ in range(2):
+        search.fit(X, Y, X_public=PUBLIC)
+        assert used[-1] is secret[-1]  # the mechanism drew from noise_rng's
+        firsts.append(secret[-1].random())
+    assert firsts[0] != firsts[1]  # fresh entropy, not random_state
+
+
+def test_random_stopping_picks_the_winner_by_the_noisy_counts(monkeypatch):
+    # A mutation review compared the exact validation counts instead of the
+    # noisy ones (Liu & Talwar's bound then fails); the costs and the Laplace
+    # calls were unchanged, so no test failed. A stub whose "noise" reverses
+    # the order of the counts must reverse the choice.
+    class Reversing:
+        def __init__(self, epsilon, **kwargs):
+            pass
+
+        def sample(self, value, random_state=None):
+            return -value
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(size=(400, 1))
+    y = (x[:, 0] > 0.5).astype(int)
+    # Two near-noise-free candidates whose grids (no public data) make one
+    # right on about every row and the other on about 60% of them.
+    search = PrivateParameterSearch(
+        SemiPrivateClassifier("thresholds", epsilon=50.0, classes=[0, 1]),
+        {"bounds": [(0.0, 1.0), (0.9, 1.0)]},
+        validation_fraction=0.5,
+        n_runs=40,  # both candidates run, but with probability 2 ** -39
+        refit=False,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PublicDataWarning)
+        assert search.fit(x, y).best_index_ == 0
+        monkeypatch.setattr(fits_module, "LaplaceMechanism", Reversing)
+        search.fit(x, y)
+    assert search.best_index_ == 1
+    assert search.best_score_ == 0.0  # clip(-count / n_val) at 0
