@@ -100,7 +100,10 @@ def approx_dp_to_zcdp(epsilon, delta):
     delta = check_delta(delta, allow_zero=False)
     log_inv = -math.log(delta)  # 1 / delta overflows at a subnormal delta
     # (sqrt(L + ε) - sqrt(L))² = ε² / (sqrt(L + ε) + sqrt(L))², without cancellation.
-    rho = (epsilon / (math.sqrt(log_inv + epsilon) + math.sqrt(log_inv))) ** 2
+    root = epsilon / (math.sqrt(log_inv + epsilon) + math.sqrt(log_inv))
+    # Capped so that the square stays finite: at epsilon near the largest
+    # double it overflowed (a review); a smaller rho is valid, only looser.
+    rho = min(root, 1e154) ** 2
     # Rounded down until the conversion is within epsilon: one ulp, then a
     # step that doubles each time, so a closed form many ulps off (epsilon
     # near the largest double: a review saw a one-ulp loop never end) is left

@@ -238,6 +238,12 @@ def test_default_rounds_closed_forms():
     # At the top of the float range t overflows to inf (a review: an
     # OverflowError from floor): still the cap.
     assert default_n_rounds(5000, 1e308, 0.0, q, s) == 500
+    # ... and with delta > 0 at the largest double (approx_dp_to_zcdp squared
+    # a number near 1.3e154; a second review).
+    largest = float(np.finfo(float).max)
+    assert default_n_rounds(5000, largest, 1e-6, q, s) == 500
+    rho = approx_dp_to_zcdp(largest, 1e-6)
+    assert math.isfinite(rho) and zcdp_to_approx_dp(rho, 1e-6) <= largest
 
 
 def test_estimator_default_rounds_pure_dp_and_accuracy():
