@@ -44,12 +44,10 @@ from ._active_labels import (
     _with_unlabeled,
 )
 from ._base import (
-    _BASE_LEAK,
     check_label_kinds,
     check_label_set,
     check_private_labels,
     label_kind,
-    leaks_are_errors,
     refuse_unset_bounds,
 )
 from ._delegate import FittedBaseMixin
@@ -403,8 +401,7 @@ class SubSamplingActiveClassifier(
         # The pool reaches the base learner as an array: so do the public rows
         # (their column names were checked against the pool's above).
         fit_kw = {k: without_column_names(v) for k, v in fit_kw.items()}
-        with leaks_are_errors(_BASE_LEAK % "the private pool (step 3)"):
-            self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
+        self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
         self._name_inner_ledgers()
 
         self.classes_ = classes

@@ -422,8 +422,8 @@ def _fitted_on_the_rows(learner, params, key):
     student and teachers, the synthetic classifier's learner), so a box it
     reads is not read off private rows (a review found them refused). Nor for
     a search's estimator (``_params_set_by_candidates``), whose candidates may
-    set its box: the search warns of one that does not, and
-    :func:`leaks_are_errors` stops the fit there.
+    set its box: the search warns of one that does not (a leak-warned
+    fallback, see docs/limitations.rst).
     """
     path = key.split("__")[:-1]
     for depth, name in enumerate(path):
@@ -436,27 +436,19 @@ def _fitted_on_the_rows(learner, params, key):
     return True
 
 
-# The message of a base learner's leak, for LabelBoost and the active learner.
-_BASE_LEAK = (
-    "The base learner read a value off %s outside its stated cost (it "
-    "raised a PrivacyLeakWarning: its box through a search's candidates, a "
-    "pipeline's transformers fitted on private rows, ...), so privacy_spent_ "
-    "would not hold. The fit is stopped; the ledgers stay charged. Give the "
-    "base learner its bounds= (and every candidate's) or public data."
-)
-
-
 @contextlib.contextmanager
 def leaks_are_errors(message):
     """A ``PrivacyLeakWarning`` raised inside is a ``ValueError(message)``.
 
-    The backstop of :func:`refuse_unset_bounds` for an inner learner fitted
-    on private rows: one that reads a value off them outside its mechanisms
-    (its box through a search's candidates, a pipeline's transformers fitted
-    on them) would make the stated cost false, so the fit stops at the
+    The transfer learner's backstop of :func:`refuse_unset_bounds` (its
+    Algorithm 2): a learner that reads a value off private rows outside its
+    mechanisms would make the stated cost false, so the fit stops at the
     warning, before the value is used (the ledgers stay charged). The filter
-    is process-wide (Python's warnings state): a thread leaving its own
-    ``catch_warnings`` meanwhile can restore filters without it.
+    is process-wide (Python's warnings state): it turns every thread's
+    PrivacyLeakWarning into an error meanwhile, and a thread leaving its own
+    ``catch_warnings`` can restore filters without it. (A review found the
+    first effect failing other threads' fits, so LabelBoost and the active
+    learner do not use it.)
     """
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)

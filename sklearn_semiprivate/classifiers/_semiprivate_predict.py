@@ -13,14 +13,11 @@ privacy noise.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import warnings
-
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from ..exceptions import PrivacyLeakWarning
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._rng import public_seed
 from ..utils._sklearn_compat import validate_data
@@ -67,13 +64,7 @@ class ChosenMemberMixin:
             f"fitting the final estimator {type(estimator).__name__} on "
             f"{points.shape[0]:,} relabeled points..."
         )
-        with warnings.catch_warnings():
-            # Its rows are public (or grid) points: a learner of this package
-            # warns that it reads its box off the rows it is given, which
-            # here are not private (a review found LabelBoost's backstop
-            # stopping on it).
-            warnings.simplefilter("ignore", PrivacyLeakWarning)
-            estimator = estimator.fit(points, labels)
+        estimator = estimator.fit(points, labels)
         progress.done(started, "final estimator: done")
         return estimator
 
