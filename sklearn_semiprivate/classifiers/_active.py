@@ -131,11 +131,10 @@ class SubSamplingActiveClassifier(
         fitted on the labeled rows ``K`` only. One with a ``bounds``
         parameter (at any depth) left at None is refused when no
         ``X_public`` is passed: it would read its domain box off the private
-        pool. Its own ``accountant`` (and any
-        nested one), if set, is charged this estimator's ``privacy_spent_``
-        with this one, before the oracle is asked, each ledger once;
-        ``estimator_`` is fitted with its ledgers cleared, so nothing is
-        charged again.
+        pool. Its own ``accountant`` (and any nested one), if set, is charged
+        this estimator's ``privacy_spent_`` with this one, before the oracle
+        is asked, each ledger once; ``estimator_`` is fitted with its ledgers
+        cleared, so nothing is charged again.
     epsilon : float, default=1.0
         Target epsilon in ``(0, 1]``.
     n_subsample : int, default=None
