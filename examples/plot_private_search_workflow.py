@@ -186,10 +186,10 @@ print("test accuracy:", round(nested.score(X_test, y_test), 3))
 # %%
 # The privacy-utility curve of the whole search
 # ----------------------------------------------
-# The search is refitted at several per-fit epsilons, five times each (fresh
+# The search is refitted at several per-fit epsilons, three times each (fresh
 # noise every time); the x axis is the total it spends, 4 x the per-fit value.
 search.set_params(accountant=None)
-N_REPEATS = 5
+N_REPEATS = 3  # each search runs a secret number of fits: kept short
 per_fit = np.array([0.05, 0.125, 0.25, 0.5, 1.0])
 scores, baselines = privacy_utility_curve(
     search,
