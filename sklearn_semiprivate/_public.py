@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 from sklearn.utils import check_array
 
-from .exceptions import PrivacyLeakWarning, PublicDataWarning
+from .exceptions import PublicDataWarning
+from .utils._private_reads import warn_private_read
 from .utils._rng import check_rng
 
 __all__ = [
@@ -309,11 +310,10 @@ def resolve_classes(classes, y_public, y_private):
         return declared_label_set(classes)
     if y_public is not None:
         return np.unique(y_public)
-    warnings.warn(
+    warn_private_read(
         "No classes= and no public labels were given, so the label set is read from "
         "the private y. The set of labels present in the private data is then "
         "released without privacy. Pass classes=... to avoid this.",
-        PrivacyLeakWarning,
         stacklevel=3,
     )
     return np.unique(np.asarray(y_private))

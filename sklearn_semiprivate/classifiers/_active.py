@@ -35,6 +35,7 @@ from ..accounting._reservation import (
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._numeric import exp_or_inf
 from ..utils._private_errors import call_on_private
+from ..utils._private_reads import private_reads_refused
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
 from ._active_labels import (
@@ -44,6 +45,7 @@ from ._active_labels import (
     _with_unlabeled,
 )
 from ._base import (
+    BASE_READ_REFUSED,
     check_label_kinds,
     check_label_set,
     check_private_labels,
@@ -131,9 +133,13 @@ class SubSamplingActiveClassifier(
         fitted on the labeled rows ``K`` only. One with a ``bounds``
         parameter (at any depth) left at None is refused when no
         ``X_public`` is passed: it would read its domain box off the private
-        pool. Its own ``accountant`` (and any nested one), if set, is charged
-        this estimator's ``privacy_spent_`` with this one, before the oracle
-        is asked, each ledger once; ``estimator_`` is fitted with its ledgers
+        pool (before the charge, on parameters alone). Any other such read
+        while it fits (a search's candidate without ``bounds``, a pipeline
+        fitting its transformers on the private rows) stops the fit with a
+        ``ValueError``, after the charge and before the value is used. Its
+        own ``accountant`` (and any nested one), if set, is charged this
+        estimator's ``privacy_spent_`` with this one, before the oracle is
+        asked, each ledger once; ``estimator_`` is fitted with its ledgers
         cleared, so nothing is charged again.
     epsilon : float, default=1.0
         Target epsilon in ``(0, 1]``.
@@ -400,7 +406,8 @@ class SubSamplingActiveClassifier(
         # The pool reaches the base learner as an array: so do the public rows
         # (their column names were checked against the pool's above).
         fit_kw = {k: without_column_names(v) for k, v in fit_kw.items()}
-        self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
+        with private_reads_refused(BASE_READ_REFUSED % "the private pool (step 3)"):
+            self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
         self._name_inner_ledgers()
 
         self.classes_ = classes

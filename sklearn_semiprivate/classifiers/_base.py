@@ -9,7 +9,6 @@ releases anything computed from private rows.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
-import contextlib
 import warnings
 
 import numpy as np
@@ -22,11 +21,13 @@ from .._public import (
     resolve_classes,
     subsample_public,
 )
-from ..exceptions import PrivacyLeakWarning, PublicDataWarning
+from ..exceptions import PublicDataWarning
 from ..utils._private_errors import call_on_private
+from ..utils._private_reads import warn_private_read
 from ..utils._sklearn_compat import validate_data
 
 __all__ = [
+    "BASE_READ_REFUSED",
     "PreparedData",
     "check_bounds",
     "check_label_set",
@@ -35,7 +36,6 @@ __all__ = [
     "describe_member",
     "domain_box",
     "infer_bounds_with_leak",
-    "leaks_are_errors",
     "prepare_fit_data",
     "refuse_unset_bounds",
     "warn_no_public_data",
@@ -370,12 +370,11 @@ def infer_bounds_with_leak(X):
     ...     infer_bounds_with_leak(np.array([[0.0, 1.0], [2.0, 1.0]])).tolist()
     [[0.0, 2.0], [0.5, 1.5]]
     """
-    warnings.warn(
+    warn_private_read(
         "No bounds= were given and there is no public data to take them from, so "
         "the domain bounds are read "
         "from the private X; the released model then leaks the range of the "
         "private data. Pass bounds=... or public data to avoid this.",
-        PrivacyLeakWarning,
         stacklevel=3,
     )
     lo, hi = X.min(axis=0), X.max(axis=0)
@@ -422,8 +421,9 @@ def _fitted_on_the_rows(learner, params, key):
     student and teachers, the synthetic classifier's learner), so a box it
     reads is not read off private rows (a review found them refused). Nor for
     a search's estimator (``_params_set_by_candidates``), whose candidates may
-    set its box: the search warns of one that does not (a leak-warned
-    fallback, see docs/limitations.rst).
+    set its box: one that does not is stopped at the read
+    (:func:`~sklearn_semiprivate.utils.private_reads_refused`), after the
+    charge.
     """
     path = key.split("__")[:-1]
     for depth, name in enumerate(path):
@@ -436,26 +436,15 @@ def _fitted_on_the_rows(learner, params, key):
     return True
 
 
-@contextlib.contextmanager
-def leaks_are_errors(message):
-    """A ``PrivacyLeakWarning`` raised inside is a ``ValueError(message)``.
-
-    The transfer learner's backstop of :func:`refuse_unset_bounds` (its
-    Algorithm 2): a learner that reads a value off private rows outside its
-    mechanisms would make the stated cost false, so the fit stops at the
-    warning, before the value is used (the ledgers stay charged). The filter
-    is process-wide (Python's warnings state): it turns every thread's
-    PrivacyLeakWarning into an error meanwhile, and a thread leaving its own
-    ``catch_warnings`` can restore filters without it. (A review found the
-    first effect failing other threads' fits, so LabelBoost and the active
-    learner do not use it.)
-    """
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", PrivacyLeakWarning)
-        try:
-            yield
-        except PrivacyLeakWarning as leak:
-            raise ValueError(message) from leak
+# Why LabelBoost and the active learner stop a base learner's read of a value
+# off their private rows (utils/_private_reads.private_reads_refused).
+BASE_READ_REFUSED = (
+    "The base learner read a value off %s outside its stated cost (a search's "
+    "candidate without bounds=, a pipeline fitting its transformers on private "
+    "rows, ...), so privacy_spent_ would not hold. The fit is stopped; the "
+    "ledgers stay charged. Give the base learner (and every candidate) its "
+    "bounds= and classes=, or public data."
+)
 
 
 def refuse_unset_bounds(learner, has_public, *, reason):

@@ -31,6 +31,7 @@ from ..accounting import PrivacyAccountant
 from ..accounting._reservation import InnerLedgersMixin, reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._private_errors import call_on_private
+from ..utils._private_reads import private_reads_refused
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -40,7 +41,12 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from . import _labelboost_steps as steps
-from ._base import check_private_labels, prepare_fit_data, refuse_unset_bounds
+from ._base import (
+    BASE_READ_REFUSED,
+    check_private_labels,
+    prepare_fit_data,
+    refuse_unset_bounds,
+)
 from ._delegate import FittedBaseMixin
 from ._labelboost_plan import _UNLABELED, LabelBoostPlanMixin
 from ._labelboost_steps import (
@@ -93,7 +99,11 @@ class LabelBoostClassifier(
         ``_privacy_cost``), ``(eps*, delta)``-DP with ``eps* <= 1``, as Lemma
         4.6 needs. One with a ``bounds`` parameter (at any depth) left at
         None is refused when no ``X_public`` is passed: it would read its
-        domain box off the private rows of step 5. Its ``classes``, when
+        domain box off the private rows of step 5 (before the charge, on
+        parameters alone). Any other such read while it fits (a search's
+        candidate without ``bounds``, a pipeline fitting its transformers on
+        the private rows) stops the fit with a ``ValueError``, after the
+        charge and before the value is used. Its ``classes``, when
         None, is set to ``classes_``. Its own ``accountant`` (and any nested
         one), if set, is charged LabelBoost's ``privacy_spent_`` with this
         one, before the first private read, each ledger once;
@@ -416,7 +426,8 @@ class LabelBoostClassifier(
         draws = keep[rng.integers(schedule.base_rows, size=schedule.base_rows)]
         # Step 5: the base learner on S', its ledgers cleared (charged above).
         estimator = self._base_estimator(estimator, classes, rng_base, cleared)
-        self.estimator_ = estimator.fit(X_S[draws], y_S[draws], **base_kwargs)
+        with private_reads_refused(BASE_READ_REFUSED % "its private rows (step 5)"):
+            self.estimator_ = estimator.fit(X_S[draws], y_S[draws], **base_kwargs)
         self._name_inner_ledgers()
 
         self.classes_ = classes

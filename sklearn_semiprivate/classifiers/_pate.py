@@ -32,6 +32,7 @@ from ..accounting._reservation import (
 )
 from ..mechanisms._additive import laplace_scale
 from ..utils._nested_fit import seed_unset_random_states
+from ..utils._private_reads import reads_not_leaks
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -591,7 +592,8 @@ class PATEClassifier(
             f"fitting the student {type(student).__name__} on "
             f"{X_train.shape[0]:,} labeled public rows..."
         )
-        self.student_ = student.fit(X_train, y_train)
+        with reads_not_leaks():  # public and released rows
+            self.student_ = student.fit(X_train, y_train)
         self._name_inner_ledgers()
         progress.done(started, "student: done")
 

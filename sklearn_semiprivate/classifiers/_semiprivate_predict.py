@@ -19,6 +19,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._nested_fit import seed_unset_random_states
+from ..utils._private_reads import reads_not_leaks
 from ..utils._rng import public_seed
 from ..utils._sklearn_compat import validate_data
 
@@ -64,7 +65,8 @@ class ChosenMemberMixin:
             f"fitting the final estimator {type(estimator).__name__} on "
             f"{points.shape[0]:,} relabeled points..."
         )
-        estimator = estimator.fit(points, labels)
+        with reads_not_leaks():  # public (or grid) points, released labels
+            estimator = estimator.fit(points, labels)
         progress.done(started, "final estimator: done")
         return estimator
 

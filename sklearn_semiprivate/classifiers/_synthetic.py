@@ -37,6 +37,7 @@ from ..query_release import (
 )
 from ..query_release._marginals import _row_lookup
 from ..utils._nested_fit import dropped_warnings, seed_unset_random_states
+from ..utils._private_reads import reads_not_leaks
 from ..utils._rng import public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -99,7 +100,7 @@ def _dry_run(estimator, points, classes, n_draws):
         # Public rows; dropped_warnings (a lock) rather than catch_warnings
         # alone, so as not to race on the process-wide filters with a
         # concurrent fit that silences warnings of private rows.
-        with dropped_warnings():
+        with dropped_warnings(), reads_not_leaks():
             clone(estimator).fit(X_dry, y_dry, **kwargs).predict(X_dry[:1])
     except Exception as exc:
         raise ValueError(
@@ -559,7 +560,8 @@ class SyntheticDataClassifier(
         # Public side: the estimator trains on released synthetic rows only.
         estimator = seed_unset_random_states(clone(estimator), public_seed(rng))
         kwargs = {} if w is None else {"sample_weight": w}
-        self.estimator_ = estimator.fit(self.synthetic_X_, y, **kwargs)
+        with reads_not_leaks():  # released synthetic rows
+            self.estimator_ = estimator.fit(self.synthetic_X_, y, **kwargs)
         self._name_inner_ledgers()
 
     def _unfitted_model(self):

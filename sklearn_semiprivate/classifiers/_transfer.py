@@ -12,6 +12,7 @@ a fit (public work only, before the charge) in ``_transfer_plan.py``.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import contextlib
 import math
 import warnings
 from numbers import Integral, Real
@@ -30,6 +31,7 @@ from ..accounting._reservation import (
 )
 from ..exceptions import PrivacyLeakWarning
 from ..utils._nested_fit import seed_unset_random_states
+from ..utils._private_reads import reads_not_leaks
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
 from . import _transfer_checks as checks
@@ -220,9 +222,10 @@ class SubsampleTestReweighClassifier(
     asked again either way. A ``target_oracle`` is the caller's: its
     privacy is the caller's responsibility (``local_privacy_`` is None).
     Learner: a learner that reads a value off its rows outside its stated
-    cost (a ``PrivacyLeakWarning`` inside a round) stops the fit with a
-    ``ValueError`` after the charge rather than return a false
-    ``privacy_spent_``.
+    cost (its box or label set; reported through
+    :func:`~sklearn_semiprivate.utils.warn_private_read`, as every estimator
+    of this package does) stops the fit with a ``ValueError`` after the
+    charge rather than return a false ``privacy_spent_``.
 
     **Differences from the paper.** The learner is configured at replace-one
     ``ε = 1`` (stated ``ε = 1/2``, add/remove learners doubled); the curator
@@ -388,10 +391,8 @@ class SubsampleTestReweighClassifier(
             checks.check_private_learner(learner.get_params(deep=False))
             # It would read its box off the secret draws, outside Claim 4.1.
             checks.check_learner_bounds(learner, has_public=X_public is not None)
-        with warnings.catch_warnings():
-            if not self.private:
-                # Algorithm 1 is not private: reading the labels is no leak.
-                warnings.simplefilter("ignore", PrivacyLeakWarning)
+        # Algorithm 1 is not private: reading the labels is no leak.
+        with reads_not_leaks() if not self.private else contextlib.nullcontext():
             data = prepare_fit_data(
                 self, X, y, X_public, y_public,
                 classes=self._declared_classes(), n_public=None, rng=None,

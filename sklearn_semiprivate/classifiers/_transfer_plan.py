@@ -15,7 +15,7 @@ import contextlib
 from sklearn.base import clone
 
 from ..accounting._reservation import accountant_keys, fit_cost
-from . import _base
+from ..utils._private_reads import private_reads_refused
 from . import _transfer_steps as steps
 
 __all__ = [
@@ -32,24 +32,25 @@ ALPHA_MAX = 0.125
 
 @contextlib.contextmanager
 def leaks_are_errors(private):
-    """Algorithm 2: a ``PrivacyLeakWarning`` of the learner's fit is an error.
+    """Algorithm 2: the learner's read of a value off the draws is an error.
 
     The backstop of :func:`~._transfer_checks.check_learner_bounds`: a learner
     that reads a value off the curator's draws outside its mechanisms (its
     bounds, its label set) makes the round's cost unknown, so the fit stops
-    there (the ledgers stay charged) rather than return a model whose
-    ``privacy_spent_`` is false (see :func:`~._base.leaks_are_errors`).
+    at the read (the ledgers stay charged) rather than return a model whose
+    ``privacy_spent_`` is false. The signal is local to this thread
+    (:func:`~sklearn_semiprivate.utils._private_reads.private_reads_refused`):
+    other threads' fits are not affected.
     """
     if not private:
         yield
         return
-    with _base.leaks_are_errors(
+    with private_reads_refused(
         "The learner read a value off the curator's private draws "
-        "outside its stated cost (it raised a PrivacyLeakWarning while "
-        "fitted in a round), so Claim 4.1 does not cover the round and "
-        "no (epsilon, delta) can be claimed. The fit is stopped; the "
-        "ledgers stay charged. Give the learner its bounds= and "
-        "classes= (or public data)."
+        "outside its stated cost while fitted in a round, so Claim 4.1 "
+        "does not cover the round and no (epsilon, delta) can be claimed. "
+        "The fit is stopped; the ledgers stay charged. Give the learner its "
+        "bounds= and classes= (or public data)."
     ):
         yield
 

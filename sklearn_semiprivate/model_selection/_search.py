@@ -33,10 +33,10 @@ from sklearn.utils.validation import column_or_1d
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import reserve_budget
 from ..classifiers._base import label_kind
-from ..exceptions import PrivacyLeakWarning
 from ..pipeline._checks import unwrap_public
 from ..utils._nested_fit import dropped_in_this_thread
 from ..utils._private_errors import call_on_private
+from ..utils._private_reads import warn_private_read
 from ..utils._sklearn_compat import (
     HasMethods,
     Interval,
@@ -424,12 +424,11 @@ class PrivateParameterSearch(
         ):
             # Decided by public inputs; the candidates themselves would warn
             # only after their reservation, inside the silent runs.
-            warnings.warn(
+            warn_private_read(
                 "No public data and no bounds= for some candidates: their fits "
                 "read the domain bounds off the private rows, and the selected "
                 "model then leaks the private range (not differentially "
                 "private). Pass bounds=... or public data.",
-                PrivacyLeakWarning,
                 stacklevel=2,
             )
         # A dry run of every candidate up to its reservation (format checks

@@ -11,7 +11,6 @@ guarantee holds for the original rows.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import time
-import warnings
 
 import numpy as np
 from scipy.sparse import issparse
@@ -23,7 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData, _feature_names, check_public_data
 from ..accounting._reservation import accountant_keys
-from ..exceptions import PrivacyLeakWarning
+from ..utils._private_reads import warn_private_read
 from ..utils._sklearn_compat import (
     StrOptions,
     _BaseComposition,
@@ -264,12 +263,11 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
             )
         n_features, names = check_formats(X, Xp)
         if Xp is None and transformers:
-            warnings.warn(
+            warn_private_read(
                 f"No public data: the transformers {[n for n, _ in transformers]} "
                 "are fitted on the private rows (X, y), as fit_on_private='warn' "
                 "asks. The preprocessing, and so the model, is not differentially "
                 "private.",
-                PrivacyLeakWarning,
                 stacklevel=3,
             )
 

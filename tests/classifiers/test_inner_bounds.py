@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.preprocessing import StandardScaler
 
 from sklearn_semiprivate import (
     LabelBoostClassifier,
@@ -27,6 +28,7 @@ from sklearn_semiprivate import (
     SubSamplingActiveClassifier,
 )
 from sklearn_semiprivate.model_selection import PrivateParameterSearch
+from sklearn_semiprivate.pipeline import PublicFittedPipeline
 
 
 def _base(**params):
@@ -94,25 +96,40 @@ def _search(estimator_bounds, grid):
     )
 
 
+def _pipeline_fitted_on_private_rows():
+    return PublicFittedPipeline(
+        [("scale", StandardScaler()), ("clf", _base(bounds=(-3.0, 3.0)))],
+        fit_on_private="warn",
+    )
+
+
 @pytest.mark.parametrize("case", ["labelboost", "active"])
-def test_a_candidate_without_bounds_is_a_warned_leak(case):
-    # A search's candidate with bounds=None is not seen by the check on
-    # parameters (the candidates are the search's to resolve): its fit reads
-    # the box off the private rows, which the search warns of, like any
-    # leak-warned fallback (docs/limitations.rst). Turning the warning into
-    # an error inside these fits was tried and reverted: the warnings filter
-    # is process-wide, and a review saw other threads' fits fail.
+@pytest.mark.parametrize(
+    "base, read",
+    [
+        (_search((0.0, 1.0), [None]), "no bounds= for some candidates"),
+        (_pipeline_fitted_on_private_rows(), "transformers .* are fitted"),
+    ],
+    ids=["candidate without bounds", "pipeline fit_on_private='warn'"],
+)
+def test_a_read_off_the_private_rows_stops_the_fit_after_the_charge(case, base, read):
+    # Not seen by the check on parameters (a search's candidates are the
+    # search's to resolve; a pipeline's transformers have no box): the base
+    # learner's fit reads the private rows (a review: the model came back
+    # with the full guarantee, and only a warning). The read is now an error
+    # at the read, whatever the user's warning filters, and in this thread
+    # only (utils/_private_reads.py; a process-wide "error" filter failed
+    # other threads' fits).
     make, (n, labeled) = CASES[case]
     X, y = _rows(n, labeled)
     acc = PrivacyAccountant(epsilon=100.0)
-    clf = make(_search((0.0, 1.0), [None]), acc)
-    with (
-        warnings.catch_warnings(),
-        pytest.warns(PrivacyLeakWarning, match="no bounds= for some candidates"),
-    ):
-        warnings.simplefilter("ignore", PublicDataWarning)  # the candidate's
-        clf.fit(X, y)
-    assert acc.spent() == clf.privacy_spent_
+    clf = make(base, acc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # as users may
+        with pytest.raises(ValueError, match=f"The base learner read.*{read}"):
+            clf.fit(X, y)
+    assert acc.spent() == clf._privacy_cost()  # charged before the read
+    assert not hasattr(clf, "estimator_")
 
 
 @pytest.mark.parametrize(
@@ -135,11 +152,13 @@ def test_a_candidate_without_bounds_is_a_warned_leak(case):
 )
 def test_an_unset_box_off_the_private_rows_is_not_refused(base):
     # A review found these refused: their unset boxes are never read off the
-    # private rows (or are set by every candidate).
+    # private rows (or are set by every candidate). Nor do they warn: the
+    # inner learners fitted on public or grid points read their box off
+    # those rows, which is no leak (a second review found such false
+    # warnings, which the backstop then turned into errors).
     X, y = _rows(600, 300)
     with warnings.catch_warnings():
-        # The inner learners fitted on public or grid points without public
-        # data say so, and warn that they read their box off those rows.
+        # The inner learners fitted without public data say so.
         warnings.simplefilter("ignore", PublicDataWarning)
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        warnings.simplefilter("error", PrivacyLeakWarning)
         _labelboost(base).fit(X, y)

@@ -39,7 +39,7 @@ from sklearn_semiprivate.accounting import compose_advanced
 from sklearn_semiprivate.audit import epsilon_lower_bound
 from sklearn_semiprivate.classifiers import _transfer_steps as steps
 from sklearn_semiprivate.mechanisms import project_kappa_dense
-from sklearn_semiprivate.utils import noise_rng
+from sklearn_semiprivate.utils import noise_rng, warn_private_read
 
 
 class NoisyMajority(ClassifierMixin, BaseEstimator):
@@ -571,10 +571,10 @@ class Wrapper(ClassifierMixin, BaseEstimator):
 
 
 class Leaky(NoisyMajority):
-    """Reads a value off its rows with a PrivacyLeakWarning (as a box would be)."""
+    """Reads a value off its rows outside its cost (as a box would be)."""
 
     def fit(self, X, y):
-        warnings.warn("read off the private rows", PrivacyLeakWarning, stacklevel=2)
+        warn_private_read("read off the private rows")
         return super().fit(X, y)
 
 
@@ -668,7 +668,7 @@ def test_a_leak_inside_the_rounds_is_an_error_not_a_claim():
     with warnings.catch_warnings():
         # Even with the user's filter ignoring it (as doctests do).
         warnings.simplefilter("ignore", PrivacyLeakWarning)
-        with pytest.raises(ValueError, match="raised a PrivacyLeakWarning"):
+        with pytest.raises(ValueError, match="read a value off the curator's"):
             clf.fit(X, y, X_target=X_t, y_target=y_t)
     assert not hasattr(clf, "privacy_spent_")
     assert acc.spent() == (2.0, 1e-5)  # charged before the read: stays charged
