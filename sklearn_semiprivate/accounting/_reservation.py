@@ -2,11 +2,14 @@
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import contextlib
+
 import numpy as np
 from sklearn.base import clone
 
 from ..utils._nested_fit import dropped_warnings
 from ..utils._numeric import exp_or_inf
+from ..utils._private_reads import private_reads_refused
 from ._accountant import PrivacyAccountant
 from ._composition import PrivacyCost
 
@@ -354,7 +357,9 @@ class InnerLedgersMixin:
             name_ledgers_again(getattr(self, fitted, None), getattr(self, given))
 
 
-def probe_on_placeholders(estimator, n_rows, n_features, classes, fit=None, **kw):
+def probe_on_placeholders(
+    estimator, n_rows, n_features, classes, fit=None, refused=None, **kw
+):
     """Fit ``estimator`` on placeholder rows up to its reservation (free).
 
     What a meta-estimator runs before its charge so that its base learner's
@@ -365,6 +370,13 @@ def probe_on_placeholders(estimator, n_rows, n_features, classes, fit=None, **kw
     fits its base its own way. Warnings are dropped; an estimator with no
     ledger parameter (not of this package) has nothing to stop it at and is
     not run. Pass a clone.
+
+    ``refused``, a message, runs the probe inside
+    :func:`~sklearn_semiprivate.utils.private_reads_refused`: a value the
+    estimator reads off its rows up to its reservation (a search's
+    candidates without bounds, a pipeline fitting its transformers on its
+    rows) is then an error here, for free, rather than in the real fit after
+    the meta-estimator's charge (a review).
     """
     if not accountant_keys(estimator):
         return None
@@ -375,7 +387,10 @@ def probe_on_placeholders(estimator, n_rows, n_features, classes, fit=None, **kw
         def fit(est, X, y):
             return est.fit(X, y, **kw)
 
-    with dropped_warnings():
+    reads = contextlib.nullcontext()
+    if refused is not None:
+        reads = private_reads_refused(refused)
+    with dropped_warnings(), reads:
         return call_to_reservation(estimator, lambda est: fit(est, X, y))
 
 

@@ -45,7 +45,7 @@ from ._active_labels import (
     _with_unlabeled,
 )
 from ._base import (
-    BASE_READ_REFUSED,
+    base_read_refused,
     check_label_kinds,
     check_label_set,
     check_private_labels,
@@ -136,8 +136,9 @@ class SubSamplingActiveClassifier(
         pool (before the charge, on parameters alone). Any other such read
         while it fits (a search's candidate without ``bounds``, a pipeline
         fitting its transformers on the private rows) stops the fit with a
-        ``ValueError``, after the charge and before the value is used. Its
-        own ``accountant`` (and any nested one), if set, is charged this
+        ``ValueError``: before the charge where a probe on placeholder rows
+        reaches it, else at the read, before the value is used. Its own
+        ``accountant`` (and any nested one), if set, is charged this
         estimator's ``privacy_spent_`` with this one, before the oracle is
         asked, each ledger once; ``estimator_`` is fitted with its ledgers
         cleared, so nothing is charged again.
@@ -406,7 +407,8 @@ class SubSamplingActiveClassifier(
         # The pool reaches the base learner as an array: so do the public rows
         # (their column names were checked against the pool's above).
         fit_kw = {k: without_column_names(v) for k, v in fit_kw.items()}
-        with private_reads_refused(BASE_READ_REFUSED % "the private pool (step 3)"):
+        refused = base_read_refused("the private pool (step 3)", charged=True)
+        with private_reads_refused(refused):
             self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
         self._name_inner_ledgers()
 
@@ -528,7 +530,10 @@ class SubSamplingActiveClassifier(
             K, rest = np.arange(m), np.arange(m, n)
             return self._fit_base(est, X, K, y[:m], rest, rng, kw)
 
-        probe_on_placeholders(probe, n, n_features, classes, fit=step_3)
+        refused = base_read_refused("the private pool (step 3)", charged=False)
+        probe_on_placeholders(
+            probe, n, n_features, classes, fit=step_3, refused=refused
+        )
 
     def _declared_classes(self):
         """``classes``, else the label set declared in the base learner,

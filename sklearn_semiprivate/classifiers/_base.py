@@ -27,8 +27,8 @@ from ..utils._private_reads import warn_private_read
 from ..utils._sklearn_compat import validate_data
 
 __all__ = [
-    "BASE_READ_REFUSED",
     "PreparedData",
+    "base_read_refused",
     "check_bounds",
     "check_label_set",
     "check_private_labels",
@@ -38,6 +38,7 @@ __all__ = [
     "infer_bounds_with_leak",
     "prepare_fit_data",
     "refuse_unset_bounds",
+    "unset_bounds",
     "warn_no_public_data",
 ]
 
@@ -436,15 +437,65 @@ def _fitted_on_the_rows(learner, params, key):
     return True
 
 
-# Why LabelBoost and the active learner stop a base learner's read of a value
-# off their private rows (utils/_private_reads.private_reads_refused).
-BASE_READ_REFUSED = (
-    "The base learner read a value off %s outside its stated cost (a search's "
-    "candidate without bounds=, a pipeline fitting its transformers on private "
-    "rows, ...), so privacy_spent_ would not hold. The fit is stopped; the "
-    "ledgers stay charged. Give the base learner (and every candidate) its "
-    "bounds= and classes=, or public data."
-)
+def base_read_refused(rows, *, charged):
+    """Why LabelBoost or the active learner stops its base learner's read.
+
+    The message of :func:`~sklearn_semiprivate.utils.private_reads_refused`
+    around the base learner's fit on ``rows``: in the probe on placeholder
+    rows before the charge (``charged=False``), or in the real fit after it.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.classifiers._base import base_read_refused
+    >>> base_read_refused("its private rows", charged=False)[:39]
+    'The base learner would read a value off'
+    """
+    when = (
+        "The fit is stopped; the ledgers stay charged."
+        if charged
+        else "Refused before the charge (found on placeholder rows; nothing was spent)."
+    )
+    return (
+        f"The base learner {'read' if charged else 'would read'} a value off "
+        f"{rows} outside its stated cost (a search's candidate without "
+        "bounds=, a pipeline fitting its transformers on private rows, ...), "
+        f"so privacy_spent_ would not hold. {when} Give the base learner (and "
+        "every candidate) its bounds= and classes=, or public data."
+    )
+
+
+def unset_bounds(learner):
+    """The ``bounds`` parameters left at None that a fit would read off its rows.
+
+    At any depth (``learner.get_params(deep=True)``), except those of inner
+    learners never fitted on the learner's rows (see
+    :func:`_fitted_on_the_rows`). Without public data, each would be read off
+    the rows the learner is fitted on.
+
+    Parameters
+    ----------
+    learner : estimator
+
+    Returns
+    -------
+    keys : list of str
+        Sorted parameter names (``"bounds"``, ``"clf__bounds"``, ...).
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate import SemiPrivateClassifier
+    >>> from sklearn_semiprivate.classifiers._base import unset_bounds
+    >>> unset_bounds(SemiPrivateClassifier(final_estimator=SemiPrivateClassifier()))
+    ['bounds']
+    """
+    params = learner.get_params(deep=True)
+    return sorted(
+        key
+        for key, value in params.items()
+        if value is None
+        and key.rsplit("__", 1)[-1] == "bounds"
+        and _fitted_on_the_rows(learner, params, key)
+    )
 
 
 def refuse_unset_bounds(learner, has_public, *, reason):
@@ -477,14 +528,7 @@ def refuse_unset_bounds(learner, has_public, *, reason):
     """
     if has_public:
         return
-    params = learner.get_params(deep=True)
-    unset = sorted(
-        key
-        for key, value in params.items()
-        if value is None
-        and key.rsplit("__", 1)[-1] == "bounds"
-        and _fitted_on_the_rows(learner, params, key)
-    )
+    unset = unset_bounds(learner)
     if unset:
         names = ", ".join(f"estimator__{key}" for key in unset)
         raise ValueError(

@@ -42,7 +42,7 @@ from ..utils._sklearn_compat import (
 )
 from . import _labelboost_steps as steps
 from ._base import (
-    BASE_READ_REFUSED,
+    base_read_refused,
     check_private_labels,
     prepare_fit_data,
     refuse_unset_bounds,
@@ -102,13 +102,13 @@ class LabelBoostClassifier(
         domain box off the private rows of step 5 (before the charge, on
         parameters alone). Any other such read while it fits (a search's
         candidate without ``bounds``, a pipeline fitting its transformers on
-        the private rows) stops the fit with a ``ValueError``, after the
-        charge and before the value is used. Its ``classes``, when
-        None, is set to ``classes_``. Its own ``accountant`` (and any nested
-        one), if set, is charged LabelBoost's ``privacy_spent_`` with this
-        one, before the first private read, each ledger once;
-        ``estimator_`` is fitted with its ledgers cleared, so nothing is
-        charged again.
+        the private rows) stops the fit with a ``ValueError``: before the
+        charge where a probe on placeholder rows reaches it, else at the
+        read, before the value is used. Its ``classes``, when None, is set
+        to ``classes_``. Its own ``accountant`` (and any nested one), if
+        set, is charged LabelBoost's ``privacy_spent_`` with this one, before
+        the first private read, each ledger once; ``estimator_`` is fitted
+        with its ledgers cleared, so nothing is charged again.
     hypothesis_class : {"thresholds", "intervals"} or HypothesisClass, \
             default="thresholds"
         The class ``C`` whose dichotomies Alg. 2 enumerates: any object whose
@@ -426,7 +426,8 @@ class LabelBoostClassifier(
         draws = keep[rng.integers(schedule.base_rows, size=schedule.base_rows)]
         # Step 5: the base learner on S', its ledgers cleared (charged above).
         estimator = self._base_estimator(estimator, classes, rng_base, cleared)
-        with private_reads_refused(BASE_READ_REFUSED % "its private rows (step 5)"):
+        refused = base_read_refused("its private rows (step 5)", charged=True)
+        with private_reads_refused(refused):
             self.estimator_ = estimator.fit(X_S[draws], y_S[draws], **base_kwargs)
         self._name_inner_ledgers()
 

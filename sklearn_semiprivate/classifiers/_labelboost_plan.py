@@ -26,6 +26,7 @@ from ..accounting._reservation import (
 from ..hypotheses import PartitionLabelings
 from ..utils._nested_fit import dropped_warnings
 from . import _labelboost_steps as steps
+from ._base import base_read_refused
 from ._labelboost_steps import labelboost_privacy_cost, labelboost_schedule
 
 __all__ = ["LabelBoostPlanMixin"]
@@ -139,7 +140,8 @@ class LabelBoostPlanMixin:
             ) from exc
         rng = np.random.default_rng(0)  # placeholders: nothing secret
         probe = self._base_estimator(clone(self.estimator), classes, rng, {})
-        probe_on_placeholders(probe, n_base, n_features, classes, **kw)
+        refused = base_read_refused("its private rows (step 5)", charged=False)
+        probe_on_placeholders(probe, n_base, n_features, classes, refused=refused, **kw)
 
     def _declared_classes(self):
         """``classes``, else the label set declared in the base learner,

@@ -42,6 +42,7 @@ from ._progress import FitProgress
 from ._transfer_plan import (
     ALPHA_MAX,
     leaks_are_errors,
+    learner_read_refused,
     make_plan,
     validate_learner_params,
 )
@@ -544,13 +545,19 @@ class SubsampleTestReweighClassifier(
         """
         return "replace-one"
 
-    @staticmethod
-    def _check_learner_before_charge(plan, n_features, classes, learner_kw):
-        """Fit a clone of the learner on placeholders up to its reservation."""
+    def _check_learner_before_charge(self, plan, n_features, classes, learner_kw):
+        """Fit a clone of the learner on placeholders up to its reservation.
+
+        Under Algorithm 2, a value it would read off its rows up to there is
+        refused now, for free (as in the rounds, after the charge).
+        """
         if classes is None:
             return
         m = max(int(plan.m), len(classes))
-        probe_on_placeholders(clone(plan.learner), m, n_features, classes, **learner_kw)
+        refused = learner_read_refused(charged=False) if self.private else None
+        probe_on_placeholders(
+            clone(plan.learner), m, n_features, classes, refused=refused, **learner_kw
+        )
 
     def _privacy_cost(self, **fit_params):
         """The curator's cost, from the parameters alone."""

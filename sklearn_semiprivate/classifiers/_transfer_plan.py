@@ -22,6 +22,7 @@ __all__ = [
     "ALPHA_MAX",
     "fit_rounds",
     "leaks_are_errors",
+    "learner_read_refused",
     "make_plan",
     "validate_learner_params",
 ]
@@ -45,14 +46,29 @@ def leaks_are_errors(private):
     if not private:
         yield
         return
-    with private_reads_refused(
-        "The learner read a value off the curator's private draws "
-        "outside its stated cost while fitted in a round, so Claim 4.1 "
-        "does not cover the round and no (epsilon, delta) can be claimed. "
-        "The fit is stopped; the ledgers stay charged. Give the learner its "
-        "bounds= and classes= (or public data)."
-    ):
+    with private_reads_refused(learner_read_refused(charged=True)):
         yield
+
+
+def learner_read_refused(*, charged):
+    """Algorithm 2's message for a learner that reads a value off the draws.
+
+    In the probe on placeholder rows before the charge (``charged=False``),
+    or in a round after it.
+    """
+    when = (
+        "while fitted in a round, so Claim 4.1 does not cover the round and "
+        "no (epsilon, delta) can be claimed. The fit is stopped; the ledgers "
+        "stay charged."
+        if charged
+        else "in a round, so Claim 4.1 would not cover it. Refused before the "
+        "charge (found on placeholder rows; nothing was spent)."
+    )
+    return (
+        f"The learner {'read' if charged else 'would read'} a value off the "
+        f"curator's private draws outside its stated cost {when} Give the "
+        "learner its bounds= and classes= (or public data)."
+    )
 
 
 def validate_learner_params(learner):

@@ -27,10 +27,14 @@ warning filters are process-wide (before 3.14's context-aware warnings): a
 review found an ``"error"`` filter for ``PrivacyLeakWarning`` set by one fit
 failing an unrelated fit in another thread after its charge (863 of 1705
 fits), and an ``"ignore"`` filter would hide another thread's real leak. A
-context variable is seen only by the thread (or asyncio task) that sets it,
-and the innermost block wins. Threads a nested estimator starts itself
-(``n_jobs``) begin in the default mode, where a read warns as usual; worker
-processes too.
+context variable is seen by the code that runs in the context that sets it:
+the thread inside the block, and what copies that context (asyncio tasks
+created inside the block, ``asyncio.to_thread``, ``contextvars.copy_context``),
+even after the block ends. Other threads, including those a nested estimator
+starts itself (``n_jobs`` with the threading backend), begin in the default
+mode, where a read warns as usual; worker processes too. The innermost block
+wins. Do not suspend a generator inside a block: its mode would then hold in
+the code that consumes it.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause

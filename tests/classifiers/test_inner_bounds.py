@@ -112,23 +112,36 @@ def _pipeline_fitted_on_private_rows():
     ],
     ids=["candidate without bounds", "pipeline fit_on_private='warn'"],
 )
-def test_a_read_off_the_private_rows_stops_the_fit_after_the_charge(case, base, read):
+def test_a_read_off_the_private_rows_is_refused(case, base, read, monkeypatch):
     # Not seen by the check on parameters (a search's candidates are the
     # search's to resolve; a pipeline's transformers have no box): the base
-    # learner's fit reads the private rows (a review: the model came back
-    # with the full guarantee, and only a warning). The read is now an error
-    # at the read, whatever the user's warning filters, and in this thread
-    # only (utils/_private_reads.py; a process-wide "error" filter failed
-    # other threads' fits).
+    # learner's fit read the private rows (a review: the model came back
+    # with the full guarantee, and only a warning). The read is now an error,
+    # whatever the user's warning filters, and in this thread only
+    # (utils/_private_reads.py; a process-wide "error" filter failed other
+    # threads' fits): first in the probe on placeholder rows, for free (a
+    # second review) ...
     make, (n, labeled) = CASES[case]
     X, y = _rows(n, labeled)
     acc = PrivacyAccountant(epsilon=100.0)
     clf = make(base, acc)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # as users may
+        with pytest.raises(ValueError, match=f"would read.*nothing was spent.*{read}"):
+            clf.fit(X, y)
+    assert acc.spent() == (0.0, 0.0)
+    # ... and, should the probe miss it, at the read in the real fit, after
+    # the charge and before the value is used.
+    for module in ("_labelboost_plan", "_active"):
+        monkeypatch.setattr(
+            f"sklearn_semiprivate.classifiers.{module}.probe_on_placeholders",
+            lambda *args, **kwargs: None,
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         with pytest.raises(ValueError, match=f"The base learner read.*{read}"):
             clf.fit(X, y)
-    assert acc.spent() == clf._privacy_cost()  # charged before the read
+    assert acc.spent() == clf._privacy_cost()
     assert not hasattr(clf, "estimator_")
 
 
@@ -137,6 +150,15 @@ def test_a_read_off_the_private_rows_stops_the_fit_after_the_charge(case, base, 
     [
         # Every candidate sets the box the search's estimator leaves unset.
         _search(None, [(0.0, 1.0), (0.0, 2.0)]),
+        # Its candidates' final estimators are fitted on grid points (a
+        # review found the search's own check refusing them).
+        PrivateParameterSearch(
+            _base(bounds=(0.0, 1.0), final_estimator=_base()).set_params(epsilon=0.25),
+            {"bounds": [(0.0, 1.0), (0.0, 2.0)]},
+            selection="exponential",
+            score_epsilon=0.25,
+            classes=[0, 1],
+        ),
         # The final estimator is fitted on the cover's grid points.
         _base(bounds=(0.0, 1.0), final_estimator=_base()),
         # PATE's student is fitted on its grid points (no public data).
@@ -148,7 +170,7 @@ def test_a_read_off_the_private_rows_stops_the_fit_after_the_charge(case, base, 
             classes=[0, 1],
         ),
     ],
-    ids=["search", "final estimator", "pate student"],
+    ids=["search", "search of final estimators", "final estimator", "pate student"],
 )
 def test_an_unset_box_off_the_private_rows_is_not_refused(base):
     # A review found these refused: their unset boxes are never read off the

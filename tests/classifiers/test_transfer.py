@@ -36,6 +36,7 @@ from sklearn_semiprivate import (
     reproducible_noise,
 )
 from sklearn_semiprivate.accounting import compose_advanced
+from sklearn_semiprivate.accounting._reservation import reserve_budget
 from sklearn_semiprivate.audit import epsilon_lower_bound
 from sklearn_semiprivate.classifiers import _transfer_steps as steps
 from sklearn_semiprivate.mechanisms import project_kappa_dense
@@ -676,6 +677,30 @@ def test_a_leak_inside_the_rounds_is_an_error_not_a_claim():
     clf.set_params(private=False, accountant=None)
     with pytest.warns(PrivacyLeakWarning, match="read off"):
         clf.fit(X, y, X_target=X_t, y_target=y_t)
+
+
+class LeakyWithLedger(NoisyMajority):
+    """Reads a value off its rows, then reserves its cost on its ledger."""
+
+    def __init__(self, epsilon=1.0, classes=None, random_state=None, accountant=None):
+        super().__init__(epsilon, classes, random_state)
+        self.accountant = accountant
+
+    def fit(self, X, y):
+        warn_private_read("read off the private rows")
+        reserve_budget(self.accountant, self._privacy_cost(), self)
+        return super().fit(X, y)
+
+
+def test_a_leak_before_the_learners_reservation_is_refused_for_free():
+    # The probe on placeholder rows reaches a read that comes before the
+    # learner's reservation: refused there, before any charge.
+    X, y, X_t, y_t = source_target()
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = stl(LeakyWithLedger(classes=[0, 1]), accountant=acc)
+    with pytest.raises(ValueError, match=r"would read a value off.*nothing was spent"):
+        clf.fit(X, y, X_target=X_t, y_target=y_t)
+    assert acc.spent() == (0.0, 0.0)
 
 
 @pytest.mark.parametrize(
