@@ -101,7 +101,7 @@ def private_reads_refused(message):
     its charge, whose stated cost covers only the learner's mechanisms: the
     fit stops at the read, before the value is used (the ledgers stay
     charged), instead of returning a model whose ``privacy_spent_`` is false.
-    Seen only by the thread that enters the block.
+    Seen by the code that runs in this context (see the module's notes).
 
     Parameters
     ----------
@@ -123,11 +123,8 @@ def private_reads_refused(message):
     ...     print(exc)
     Stopped. (The read: the box is read off the rows)
     """
-    token = _MODE.set(("refused", str(message)))
-    try:
+    with _mode(("refused", str(message))):
         yield
-    finally:
-        _MODE.reset(token)
 
 
 @contextlib.contextmanager
@@ -138,9 +135,10 @@ def reads_not_leaks():
     public, released or synthetic rows, or rows whose influence on the output
     the caller's own mechanism bounds (PATE's teachers, whose fits reach the
     output only through the noisy votes); or for a caller that claims no
-    privacy (the transfer learner's Algorithm 1). Seen only by the thread that
-    enters the block; it overrides an outer :func:`private_reads_refused`
-    (a private fit nested inside must enter that again).
+    privacy (the transfer learner's Algorithm 1). Seen by the code that runs
+    in this context (see the module's notes); it overrides an outer
+    :func:`private_reads_refused` (a private fit nested inside must enter
+    that again).
 
     Yields
     ------
@@ -154,7 +152,13 @@ def reads_not_leaks():
     ...     with reads_not_leaks():
     ...         warn_private_read("the box of a public fit")  # no error
     """
-    token = _MODE.set(("not leaks",))
+    with _mode(("not leaks",)):
+        yield
+
+
+@contextlib.contextmanager
+def _mode(value):
+    token = _MODE.set(value)
     try:
         yield
     finally:
