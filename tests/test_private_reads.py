@@ -15,13 +15,20 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 from sklearn_semiprivate import (
+    GenericLearnerClassifier,
     PATEClassifier,
+    PrivacyAccountant,
+    PrivacyBudgetError,
     PrivacyLeakWarning,
+    PrivateSGDClassifier,
     PublicData,
     PublicDataWarning,
     SemiPrivateClassifier,
+    SemiPrivateLogisticRegression,
+    SemiPrivateTreeClassifier,
     SyntheticDataClassifier,
 )
 from sklearn_semiprivate.utils import (
@@ -150,3 +157,32 @@ def test_inner_fits_on_public_rows_do_not_warn():
         warnings.simplefilter("ignore", PublicDataWarning)
         with pytest.warns(PrivacyLeakWarning, match="bounds are read"):
             student.fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        SemiPrivateClassifier(classes=[0, 1]),
+        SemiPrivateLogisticRegression(classes=[0, 1]),
+        SemiPrivateTreeClassifier(classes=[0, 1]),
+        PrivateSGDClassifier(classes=[0, 1]),
+        PATEClassifier(classes=[0, 1]),
+        SyntheticDataClassifier(classes=[0, 1]),
+        GenericLearnerClassifier(classes=[0, 1]),
+    ],
+    ids=lambda est: type(est).__name__,
+)
+def test_a_refused_budget_is_refused_before_the_box_is_read(estimator):
+    # Without public data and bounds= each reads its box off the private rows
+    # (a warned read), but only after its reservation: a ledger that refuses
+    # the fit must see it before that read (a mutation review moved the
+    # tree's read before its reservation and no test noticed).
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    clf = clone(estimator).set_params(accountant=PrivacyAccountant(epsilon=1e-6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PublicDataWarning)
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        with pytest.raises(PrivacyBudgetError):
+            clf.fit(X, y)

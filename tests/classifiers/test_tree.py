@@ -292,10 +292,10 @@ def test_fit_draws_from_the_audited_distribution(monkeypatch, criterion, exponen
     monkeypatch.setattr(_tree, "_gumbel_max", recording)
     X, y, X_pub, _, _ = make_data(n=300, n_pub=40)
     clf = SemiPrivateTreeClassifier(
-        epsilon=2.0, max_depth=2, criterion=criterion, classes=[0, 1]
+        epsilon=2.0, max_depth=3, criterion=criterion, classes=[0, 1]
     )
     clf.fit(X, y, X_public=PublicData(X_pub))
-    eps_part = 2.0 / 3
+    eps_part = 2.0 / 4
     codes = np.column_stack(
         [
             np.searchsorted(e, X[:, j], side="right")
@@ -313,15 +313,18 @@ def test_fit_draws_from_the_audited_distribution(monkeypatch, criterion, exponen
         log_softmax(seen[0], axis=1),
         split_log_probabilities(scores, eps_part, criterion),
     )
-    # The level below the root too (a review drew it at twice the epsilon and
-    # no test noticed): its nodes follow the released root split.
-    assert len(seen) == 2
-    feat, thr = clf.split_features_[0], clf.split_thresholds_[0]
-    node = (codes[np.arange(300), feat[0]] > thr[0]).astype(np.intp)
-    scores1, _ = split_scores(codes, y, node, 2, n_bins, 2, criterion)
-    assert np.allclose(
-        seen[1], exponent * eps_part * (scores1 - scores1.max(1)[:, None])
-    )
+    # Every level below the root too (a review drew the second at twice the
+    # epsilon and no test noticed; a mutation review, the third, when this
+    # test stopped at depth 2): its nodes follow the released splits above.
+    assert len(seen) == 3
+    node = np.zeros(300, np.intp)
+    for level in range(1, 3):
+        feat, thr = clf.split_features_[level - 1], clf.split_thresholds_[level - 1]
+        node = 2 * node + (codes[np.arange(300), feat[node]] > thr[node])
+        scores_l, _ = split_scores(codes, y, node, 2**level, n_bins, 2, criterion)
+        assert np.allclose(
+            seen[level], exponent * eps_part * (scores_l - scores_l.max(1)[:, None])
+        )
 
 
 # --------------------------------------------------------------------------
@@ -436,6 +439,23 @@ def test_noise_is_fresh_unless_reproducible():
     assert np.array_equal(fits[0].leaf_counts_, fits[1].leaf_counts_)
 
 
+def test_leaf_noise_is_fresh_when_the_splits_are_fixed():
+    # The test above passes when only the splits draw fresh noise: the leaf
+    # counts then differ through the tree's shape (a mutation review seeded
+    # the leaf noise by random_state and it survived). Here the public rows
+    # allow one split only, so only the leaf noise can differ.
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(300, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    X_pub = np.column_stack([np.tile([0.25, 0.75], 10), np.full(20, 0.5)])
+    clf = SemiPrivateTreeClassifier(
+        epsilon=1.0, max_depth=1, n_bins=2, classes=[0, 1], random_state=0
+    )
+    fits = [clone(clf).fit(X, y, X_public=PublicData(X_pub)) for _ in range(2)]
+    assert [fit.split_features_[0][0] for fit in fits] == [0, 0]
+    assert not np.array_equal(fits[0].leaf_counts_, fits[1].leaf_counts_)
+
+
 def test_without_public_data_warns_and_uses_bounds():
     X, y, _, X_test, y_test = make_data()
     with pytest.warns(PublicDataWarning), pytest.warns(PrivacyLeakWarning):
@@ -504,18 +524,27 @@ def test_constant_public_rows_warn_and_give_one_leaf():
 
 
 def test_leaf_noise_is_laplace_at_the_level_epsilon(monkeypatch):
-    # The leaf counts get Lap(1 / eps_level): check the mechanism the fit uses.
-    scales = []
+    # The leaf counts get Lap(1 / eps_level): check the mechanism the fit
+    # uses, and that its input is the exact per-leaf class counts (twice the
+    # counts at the same scale survived a mutation review: predictions, an
+    # argmax, do not change).
+    scales, values = [], []
     real = _tree.LaplaceMechanism
 
     class Recorder(real):
         def sample(self, value, *, random_state=None):
             scales.append(self.scale)
+            values.append(np.array(value))
             return super().sample(value, random_state=random_state)
 
     monkeypatch.setattr(_tree, "LaplaceMechanism", Recorder)
     X, y, X_pub, _, _ = make_data(n=300, n_pub=40)
-    SemiPrivateTreeClassifier(epsilon=2.0, max_depth=3, classes=[0, 1]).fit(
-        X, y, X_public=PublicData(X_pub)
-    )
+    clf = SemiPrivateTreeClassifier(epsilon=2.0, max_depth=3, classes=[0, 1])
+    clf.fit(X, y, X_public=PublicData(X_pub))
     assert scales == [pytest.approx(4 / 2.0)]
+    codes = np.column_stack(
+        [np.searchsorted(e, x, side="right") for x, e in zip(X.T, clf.bin_edges_)]
+    )
+    leaf = descend(codes, clf.split_features_, clf.split_thresholds_)
+    counts = np.bincount(leaf * 2 + y, minlength=16).reshape(8, 2)
+    np.testing.assert_array_equal(values[0], counts)
