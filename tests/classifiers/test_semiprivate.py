@@ -5,6 +5,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LogisticRegression
+from sklearn.neighbors import KNeighborsClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -280,6 +281,23 @@ def test_unknown_private_label_message_does_not_echo_it():
     with pytest.raises(ValueError, match="some labels") as info:
         SemiPrivateClassifier(classes=[0, 1]).fit(X, y, X_public=PublicData(X_pub))
     assert "7" not in str(info.value)
+
+
+def test_the_fits_cover_and_final_estimator_see_public_points_only():
+    # The exact audits build the cover through _build_cover(_cover_points())
+    # themselves; a mutation review built the fit's cover, or fitted its final
+    # estimator, on the private rows instead, and only indirect tests noticed.
+    X, y, X_pub = make_data(n=500, n_pub=30, n_features=2)
+    clf = SemiPrivateClassifier(
+        "stumps",
+        classes=[0, 1],
+        final_estimator=KNeighborsClassifier(n_neighbors=1),
+        random_state=0,
+    )
+    clf.fit(X, y, X_public=PublicData(X_pub))
+    assert clf.cover_size_ == clf._build_cover(X_pub, clf.classes_).size
+    fitted_on = clf.final_estimator_._fit_X
+    np.testing.assert_array_equal(np.sort(fitted_on, axis=0), np.sort(X_pub, axis=0))
 
 
 def test_budget_refused_before_bounds_are_read():

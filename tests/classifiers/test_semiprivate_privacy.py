@@ -112,10 +112,17 @@ def test_mutants_are_caught(mutant):
 
 
 @pytest.mark.statistical
-def test_fit_samples_the_audited_distribution():
+@pytest.mark.parametrize("mechanism", ["exponential", "permute_and_flip"])
+def test_fit_samples_the_audited_distribution(mechanism):
+    # Both mechanisms: the exact audit above reads _member_log_probabilities,
+    # not the fit's draw, and a mutation review replaced permute-and-flip's
+    # draw by the argmax of the exact scores, or drew it at 2 epsilon, with
+    # no test noticing.
     dataset = (((0.0, 0.0), 0), ((2.0, 2.0), 1), ((3.0, 0.0), 1), ((2.0, 0.0), 1))
     X, y = as_arrays(dataset)
-    clf = SemiPrivateClassifier("stumps", epsilon=EPSILON, classes=[0, 1])
+    clf = SemiPrivateClassifier(
+        "stumps", epsilon=EPSILON, mechanism=mechanism, classes=[0, 1]
+    )
     p = np.exp(output_log_distribution(clf, dataset))
     n_fits = 3000
     weights = 2 ** np.arange(len(PROBE))

@@ -411,12 +411,35 @@ def test_public_labels_give_the_start(monkeypatch):
     clf = PrivateSGDClassifier(classes=[0, 1])
     clf.fit(X, y, X_public=PublicData(X_pub))
     clf.fit(X, y, X_public=PublicData(X_pub, y_pub))
-    unlabeled, labeled = starts
+    # A neighbour (one private row fewer): the start, released without noise,
+    # must not move (a mutation review fitted it on the private rows and only
+    # the accuracy check below ran).
+    clf.fit(X[1:], y[1:], X_public=PublicData(X_pub, y_pub))
+    unlabeled, labeled, neighbour = starts
     assert not np.any(unlabeled)
+    np.testing.assert_array_equal(labeled, neighbour)
     # The start alone (non-private, public rows only) already classifies.
     Xt = clf._scaling.transform(X_test)
     assert np.mean((Xt @ labeled[:, 0] > 0) == y_test) > 0.9
     assert np.linalg.norm(labeled) <= clf.radius * (1 + 1e-12)
+
+
+def test_steps_are_divided_by_the_released_count():
+    # The expected batch size is q times the released (noisy) count, never the
+    # exact number of rows (a mutation review used len(X): the output then
+    # depends on n outside the accounting, and no test noticed). One full
+    # batch, no noise: the step is -G / n_rows exactly.
+    rng = np.random.default_rng(0)
+    Xt = rng.normal(size=(10, 3)) / 3
+    codes = rng.integers(2, size=10)
+    W0 = np.zeros((3, 1))
+    W = _sgd_steps.private_sgd(
+        Xt, codes, W0, loss="log_loss", n_classes=2, sampling_rate=1.0,
+        n_steps=1, clip_norm=1.0, noise_multiplier=0.0, n_rows=1000.0,
+        learning_rate=1.0, radius=1e9, rng=np.random.default_rng(1),
+    )  # fmt: skip
+    G = clipped_gradient_sum(Xt, loss_coefficients(Xt @ W0, codes, "log_loss", 2), 1.0)
+    np.testing.assert_allclose(W, -G / 1000.0)
 
 
 def test_noise_is_fresh_unless_reproducible():
