@@ -422,9 +422,9 @@ def _fitted_on_the_rows(learner, params, key):
     student and teachers, the synthetic classifier's learner), so a box it
     reads is not read off private rows (a review found them refused). Nor for
     a search's estimator (``_params_set_by_candidates``), whose candidates may
-    set its box: one that does not is stopped at the read
-    (:func:`~sklearn_semiprivate.utils.private_reads_refused`), after the
-    charge.
+    set its box: one that does not is refused by the meta-estimator's probe
+    on placeholder rows before the charge, or else at the read
+    (:func:`~sklearn_semiprivate.utils.private_reads_refused`).
     """
     path = key.split("__")[:-1]
     for depth, name in enumerate(path):

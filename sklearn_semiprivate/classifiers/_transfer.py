@@ -225,8 +225,9 @@ class SubsampleTestReweighClassifier(
     Learner: a learner that reads a value off its rows outside its stated
     cost (its box or label set; reported through
     :func:`~sklearn_semiprivate.utils.warn_private_read`, as every estimator
-    of this package does) stops the fit with a ``ValueError`` after the
-    charge rather than return a false ``privacy_spent_``.
+    of this package does) stops the fit with a ``ValueError`` rather than
+    return a false ``privacy_spent_``: before the charge where a probe on
+    placeholder rows reaches the read, else at the read, after the charge.
 
     **Differences from the paper.** The learner is configured at replace-one
     ``ε = 1`` (stated ``ε = 1/2``, add/remove learners doubled); the curator

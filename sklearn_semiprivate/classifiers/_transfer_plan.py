@@ -39,9 +39,9 @@ def leaks_are_errors(private):
     that reads a value off the curator's draws outside its mechanisms (its
     bounds, its label set) makes the round's cost unknown, so the fit stops
     at the read (the ledgers stay charged) rather than return a model whose
-    ``privacy_spent_`` is false. The signal is local to this thread
-    (:func:`~sklearn_semiprivate.utils._private_reads.private_reads_refused`):
-    other threads' fits are not affected.
+    ``privacy_spent_`` is false. The signal is a context variable
+    (:func:`~sklearn_semiprivate.utils.private_reads_refused`): other
+    threads' fits are not affected.
     """
     if not private:
         yield
