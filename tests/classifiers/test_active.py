@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, cross_validate
 from sklearn.pipeline import make_pipeline
@@ -517,6 +518,43 @@ def test_claim_5_7_takes_an_add_remove_learners_replace_one_cost():
     assert clf.privacy_spent_ == PrivacyCost(0.2, 0.0) == acc.spent()
     with pytest.raises(ValueError, match=r"Claim 5\.7 needs a pool"):
         SubSamplingActiveClassifier(tree, epsilon=0.2, n_subsample=383).fit(X, y)
+
+
+class _SemiSupervised(ClassifierMixin, BaseEstimator):
+    """Costs 2 epsilon with private unlabeled rows, epsilon without."""
+
+    _parameter_constraints = {}
+
+    def __init__(self, epsilon=1.0, classes=None):
+        self.epsilon = epsilon
+        self.classes = classes
+
+    def _privacy_neighbours(self, X_unlabeled=None, **fit_params):
+        return "replace-one"
+
+    def _privacy_cost(self, X_unlabeled=None, **fit_params):
+        scale = 2.0 if X_unlabeled is not None else 1.0
+        return PrivacyCost(scale * float(self.epsilon), 0.0)
+
+    def fit(self, X, y, X_unlabeled=None):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict(self, X):
+        return np.zeros(np.asarray(X).shape[0], dtype=int)
+
+
+def test_the_pool_bound_takes_the_epsilon_of_the_fit_that_runs():
+    # With n_labeled < n_subsample the learner is fitted with the private
+    # unlabeled rows: its eps* there (2, against 1 without them) sizes the
+    # pool of Claim 5.7. A mutation review sized it with the smaller one (a
+    # pool 5.6 times too large for the stated epsilon) and no test failed.
+    X, y = make_pool()
+    clf = SubSamplingActiveClassifier(
+        _SemiSupervised(classes=[0, 1]), epsilon=0.2, n_labeled=50
+    ).fit(X, y)
+    assert clf.base_privacy_cost_ == PrivacyCost(2.0, 0.0)
+    assert clf.n_subsample_ == math.floor(20_000 * 0.2 / (3 + math.exp(4.0))) == 69
 
 
 def test_a_learner_taking_unlabeled_rows_is_charged_its_larger_variant():

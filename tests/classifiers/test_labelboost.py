@@ -116,15 +116,18 @@ def test_fitted_attributes_and_exact_accounting():
     np.testing.assert_array_equal(clf.predict_proba(X[:5]).sum(axis=1), 1.0)
 
 
-def test_target_epsilon_subsamples_both_parts():
+@pytest.mark.parametrize("epsilon", [0.5, 0.75, 0.99])
+def test_target_epsilon_subsamples_both_parts(epsilon):
+    # Thm 4.14 for every target below 1, not only 0.5: a mutation review
+    # skipped the subsampling for targets in (0.5, 1), still stating epsilon.
     X, y = make_data(6000, 10)
     clf = LabelBoostClassifier(
-        base(), epsilon=0.5, n_base=1, classes=[0, 1], random_state=0
+        base(), epsilon=epsilon, n_base=1, classes=[0, 1], random_state=0
     ).fit(X, y)
-    q = 0.5 / (3 + math.e)
+    q = epsilon / (3 + math.e)
     assert clf.schedule_.n_labeled == math.floor(q * 6000)
     assert clf.schedule_.n_unlabeled == math.floor(q * 10)
-    assert clf.privacy_spent_ == PrivacyCost(0.5, 0.0)
+    assert clf.privacy_spent_ == PrivacyCost(epsilon, 0.0)
 
 
 def test_schedule_grows_as_the_paper_says():
