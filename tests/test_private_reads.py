@@ -136,7 +136,8 @@ def test_a_concurrent_fit_in_another_thread_is_not_stopped():
 def test_inner_fits_on_public_rows_do_not_warn():
     # PATE's student is fitted on its grid points with released labels (no
     # public data), the synthetic classifier's learner on released rows:
-    # reading a box off them is no leak (a review found the false warnings).
+    # reading a box off them is no leak (a review found the false warnings),
+    # and their callers could not give them public data.
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(600, 1))
     y = (X[:, 0] > 0.5).astype(int)
@@ -147,16 +148,17 @@ def test_inner_fits_on_public_rows_do_not_warn():
     )  # fmt: skip
     synthetic = SyntheticDataClassifier(estimator=student, epsilon=1.0, classes=[0, 1])
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PublicDataWarning)
+        warnings.simplefilter("error", PublicDataWarning)
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf.fit(X, y)
         # The synthetic classifier's learner, on the released rows.
         synthetic.fit(X, y, X_public=PublicData(X[:40]))
-    # The student alone, on rows given to it as private, still warns.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PublicDataWarning)
-        with pytest.warns(PrivacyLeakWarning, match="bounds are read"):
-            student.fit(X, y)
+    # The student alone, on rows given to it as private, still warns of both.
+    with (
+        pytest.warns(PublicDataWarning, match="No public data"),
+        pytest.warns(PrivacyLeakWarning, match="bounds are read"),
+    ):
+        student.fit(X, y)
 
 
 @pytest.mark.parametrize(

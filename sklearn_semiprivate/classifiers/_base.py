@@ -23,7 +23,7 @@ from .._public import (
 )
 from ..exceptions import PublicDataWarning
 from ..utils._private_errors import call_on_private
-from ..utils._private_reads import warn_private_read
+from ..utils._private_reads import reads_are_not_leaks, warn_private_read
 from ..utils._sklearn_compat import validate_data
 
 __all__ = [
@@ -302,7 +302,11 @@ def warn_no_public_data(estimator, stacklevel=3):
     Called when there is no public data and no ``bounds``: the fit then falls
     back to private-only learning on a grid, which is the likely result of a
     forgotten ``X_public``. Depends only on public inputs (whether public data
-    and ``bounds`` were given), never on private data.
+    and ``bounds`` were given), never on private data. Not raised for an
+    inner fit on public, released or synthetic rows
+    (:func:`~sklearn_semiprivate.utils.reads_not_leaks`: PATE's student, the
+    synthetic classifier's learner, a final estimator), whose caller cannot
+    pass it public data.
 
     Parameters
     ----------
@@ -322,6 +326,8 @@ def warn_no_public_data(estimator, stacklevel=3):
     >>> caught[0].category is PublicDataWarning
     True
     """
+    if reads_are_not_leaks():
+        return
     warnings.warn(
         f"No public data: {type(estimator).__name__} was fitted with "
         "X_public=None and bounds=None, so it falls back to private-only "

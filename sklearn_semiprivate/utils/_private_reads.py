@@ -45,7 +45,12 @@ import warnings
 
 from ..exceptions import PrivacyLeakWarning
 
-__all__ = ["private_reads_refused", "reads_not_leaks", "warn_private_read"]
+__all__ = [
+    "private_reads_refused",
+    "reads_are_not_leaks",
+    "reads_not_leaks",
+    "warn_private_read",
+]
 
 # None: warn (the default); ("refused", message); ("not leaks",).
 _MODE = contextvars.ContextVar("sklearn_semiprivate_private_reads", default=None)
@@ -91,6 +96,27 @@ def warn_private_read(message, *, stacklevel=2):
         warnings.warn(message, PrivacyLeakWarning, stacklevel=stacklevel + 1)
     elif mode[0] == "refused":
         raise ValueError(f"{mode[1]} (The read: {message})")
+
+
+def reads_are_not_leaks():
+    """Whether the code runs inside :func:`reads_not_leaks` (innermost block).
+
+    For messages that only make sense on private rows: a fit inside such a
+    block (PATE's student, the synthetic classifier's learner) is not told
+    that it was given no public data, which its caller could not give it.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.utils._private_reads import (
+    ...     reads_are_not_leaks, reads_not_leaks)
+    >>> with reads_not_leaks():
+    ...     reads_are_not_leaks()
+    True
+    >>> reads_are_not_leaks()
+    False
+    """
+    mode = _MODE.get()
+    return mode is not None and mode[0] == "not leaks"
 
 
 @contextlib.contextmanager
