@@ -11,6 +11,7 @@ subset ``J`` of ``n`` rows is drawn; only the ``m`` smallest indices of ``J``
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import functools
 import inspect
 import math
 from numbers import Integral, Real
@@ -34,7 +35,7 @@ from ..accounting._reservation import (
 )
 from ..utils._nested_fit import seed_unset_random_states
 from ..utils._numeric import exp_or_inf
-from ..utils._private_errors import call_on_private
+from ..utils._private_errors import call_inner_on_private, call_on_private
 from ..utils._private_reads import private_reads_refused
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
@@ -409,7 +410,9 @@ class SubSamplingActiveClassifier(
         fit_kw = {k: without_column_names(v) for k, v in fit_kw.items()}
         refused = base_read_refused("the private pool (step 3)", charged=True)
         with private_reads_refused(refused):
-            self.estimator_ = self._fit_base(estimator, X, K, y_K, rest, rng, fit_kw)
+            self.estimator_ = self._fit_base(
+                estimator, X, K, y_K, rest, rng, fit_kw, withhold=True
+            )
         self._name_inner_ledgers()
 
         self.classes_ = classes
@@ -494,26 +497,37 @@ class SubSamplingActiveClassifier(
         cost_kw = variants[-1] if m < n and takes_unlabeled else public_kw
         return n, m, public_kw, cost_kw
 
-    def _fit_base(self, estimator, X, K, y_K, rest, rng, fit_kw):
-        """Alg. 4 step 3 on ``D_J``; rows of ``J \\ K`` go in unlabeled."""
+    def _fit_base(self, estimator, X, K, y_K, rest, rng, fit_kw, withhold=False):
+        """Alg. 4 step 3 on ``D_J``; rows of ``J \\ K`` go in unlabeled.
+
+        ``withhold``: on private rows, a learner of another library's error
+        message is withheld (it may quote them); the probe on placeholders
+        shows it whole.
+        """
+        fit = estimator.fit
+        if withhold:
+            fit = functools.partial(
+                call_inner_on_private, estimator, "fit",
+                what="the base learner's fit (step 3)",
+            )  # fmt: skip
         order = rng.permutation(K.size)
         X_lab, y_lab = X[K[order]], y_K[order]
         if isinstance(estimator, LabelBoostClassifier) and y_lab.dtype.kind in "US":
             y_lab = y_lab.astype(object)  # LabelBoost refuses numpy strings
         if rest.size == 0:
-            return estimator.fit(X_lab, y_lab, **fit_kw)
+            return fit(X_lab, y_lab, **fit_kw)
         X_rest = X[rng.permutation(rest)]
         if self._base_takes_unlabeled_rows():
-            return estimator.fit(X_lab, y_lab, **fit_kw, X_unlabeled=X_rest)
+            return fit(X_lab, y_lab, **fit_kw, X_unlabeled=X_rest)
         if not isinstance(estimator, LabelBoostClassifier):
             # A supervised learner ignores the unlabeled rows of D_J (a learner
             # of D_J that reads part of it is private on D_J all the same).
-            return estimator.fit(X_lab, y_lab, **fit_kw)
+            return fit(X_lab, y_lab, **fit_kw)
         # The semi-supervised convention (LabelBoostClassifier): y == -1, in
         # an array that holds both the labels and -1 (object for strings and
         # booleans; LabelBoost masks -1 before it checks the labels).
         X_J = np.vstack([X_lab, X_rest])
-        return estimator.fit(X_J, _with_unlabeled(y_lab, rest.size), **fit_kw)
+        return fit(X_J, _with_unlabeled(y_lab, rest.size), **fit_kw)
 
     def _check_base_before_charge(self, n_features, n, m, classes, fit_kw):
         """Step 3's code on placeholder rows, up to the base's reservation."""

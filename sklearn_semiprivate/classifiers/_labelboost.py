@@ -30,7 +30,7 @@ from .._public import check_public_data, open_classes, without_column_names
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import InnerLedgersMixin, reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
-from ..utils._private_errors import call_on_private
+from ..utils._private_errors import call_inner_on_private, call_on_private
 from ..utils._private_reads import private_reads_refused
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
@@ -428,7 +428,11 @@ class LabelBoostClassifier(
         estimator = self._base_estimator(estimator, classes, rng_base, cleared)
         refused = base_read_refused("its private rows (step 5)", charged=True)
         with private_reads_refused(refused):
-            self.estimator_ = estimator.fit(X_S[draws], y_S[draws], **base_kwargs)
+            # A learner of another library may quote its rows in an error.
+            self.estimator_ = call_inner_on_private(
+                estimator, "fit", X_S[draws], y_S[draws],
+                what="the base learner's fit (step 5)", **base_kwargs,
+            )  # fmt: skip
         self._name_inner_ledgers()
 
         self.classes_ = classes

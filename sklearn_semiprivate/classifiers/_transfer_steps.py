@@ -26,6 +26,7 @@ from ..mechanisms import (
 )
 from ..utils._nested_fit import dropped_warnings
 from ..utils._numeric import exp_or_inf
+from ..utils._private_errors import call_inner_on_private
 from ..utils._private_predict import rowwise_matches
 from ._transfer_checks import check_private_learner
 
@@ -456,5 +457,9 @@ class FitWith:
         self._fit_kw = fit_kw
 
     def fit(self, X, y):
-        self.estimator.fit(X, y, **self._fit_kw)
+        # A learner of another library may quote its rows in an error.
+        call_inner_on_private(
+            self.estimator, "fit", X, y, **self._fit_kw,
+            what="the learner's fit on the curator's draws",
+        )  # fmt: skip
         return self

@@ -11,7 +11,7 @@ a private value).
 import numpy as np
 
 from .._public import PublicData, warn_raw_public_array
-from ..utils._private_errors import value_free_start
+from ..utils._private_errors import value_free_start, withheld_detail
 
 __all__ = ["check_formats", "on_private", "on_public", "unwrap_public"]
 
@@ -114,12 +114,7 @@ def on_private(name, method, *args, action="transform"):
             return method(*args)
     except Exception as exc:
         failure, kept = type(exc), value_free_start(str(exc))
-    detail = (
-        "its message is withheld because it may quote private values"
-        if kept is None
-        else f"{kept}; the rest of the message is withheld"
-    )
     raise (TypeError if issubclass(failure, TypeError) else ValueError)(
         f"Step {name!r} failed to {action} the private rows (X): "
-        f"{failure.__name__} ({detail})."
+        f"{failure.__name__} ({withheld_detail(kept)})."
     )

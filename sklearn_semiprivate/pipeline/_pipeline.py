@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._public import PublicData, _feature_names, check_public_data
 from ..accounting._reservation import accountant_keys
+from ..utils._private_errors import call_inner_on_private
 from ..utils._private_reads import warn_private_read
 from ..utils._sklearn_compat import (
     StrOptions,
@@ -322,7 +323,11 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
             # make the next transformer refuse the rows (a review's
             # reproducer: PolynomialFeatures, then PCA, one row at 1e200).
             Xt = _clip_overflow(Xt)
-        final.fit(Xt, y, X_public=public, **final_params)
+        # A last step of another library may quote its rows in an error.
+        call_inner_on_private(
+            final, "fit", Xt, y, X_public=public, **final_params,
+            what=f"the fit of step {name!r} on the private rows",
+        )  # fmt: skip
         steps_.append((name, final))
         self._log(len(self.steps) - 1, name, start, private=True)
 

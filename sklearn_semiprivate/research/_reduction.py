@@ -31,6 +31,7 @@ from ..accounting._reservation import (
 )
 from ..classifiers._base import check_private_labels, prepare_fit_data
 from ..utils._nested_fit import seed_unset_random_states
+from ..utils._private_errors import call_inner_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -349,7 +350,11 @@ class PublicDataReduction(InnerLedgersMixin, ClassifierMixin, BaseEstimator):
         y_priv[positions] = y[order]
         # The wrapped learner is DP in its private sample; each real row sits in
         # at most one position of it (Claim 4.5), so the reduction inherits it.
-        self.estimator_ = est.fit(X_priv, y_priv, X_public=public)
+        # A learner of another library may quote its rows in an error.
+        self.estimator_ = call_inner_on_private(
+            est, "fit", X_priv, y_priv, X_public=public,
+            what="the wrapped learner's fit",
+        )  # fmt: skip
         self._name_inner_ledgers()
         self.classes_ = classes
         self.privacy_spent_ = cost

@@ -15,7 +15,20 @@ import re
 
 import numpy as np
 
-__all__ = ["call_on_private", "value_free_start"]
+from ..exceptions import PrivacyBudgetError
+
+__all__ = [
+    "call_inner_on_private",
+    "call_on_private",
+    "mark_value_free",
+    "value_free_start",
+    "withheld_detail",
+]
+
+# Set on an exception whose message this package wrote without private values
+# (a refused private read, a budget error), so that it passes a learner of
+# another library unchanged.
+_VALUE_FREE = "_sklearn_semiprivate_value_free"
 
 # Leading parts of format errors that quote no value of the data.
 _FORMAT_MESSAGES = tuple(
@@ -113,7 +126,9 @@ def call_on_private(func, *args, what="the private rows", **kwargs):
         # then depend on private values. The check itself stays exact.
         with np.errstate(over="ignore", invalid="ignore"):
             return func(*args, **kwargs)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
+        # OverflowError: numpy's conversion of a Python int beyond float64
+        # ("int too large to convert to float") in an object array.
         failure, kept = type(exc), value_free_start(str(exc))
     kind = TypeError if issubclass(failure, TypeError) else ValueError
     if kept is None:
@@ -125,3 +140,118 @@ def call_on_private(func, *args, what="the private rows", **kwargs):
         f"{kept} (in {what}; the rest of the message is withheld because it may "
         "quote private values)."
     )
+
+
+def mark_value_free(exc):
+    """Mark ``exc`` as written by this package without private values.
+
+    :func:`call_inner_on_private` passes such an exception unchanged through a
+    learner of another library.
+
+    Parameters
+    ----------
+    exc : BaseException
+
+    Returns
+    -------
+    exc : BaseException
+        The same exception, marked.
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.utils._private_errors import mark_value_free
+    >>> exc = mark_value_free(ValueError("no bounds given; refused"))
+    >>> str(exc)
+    'no bounds given; refused'
+    """
+    setattr(exc, _VALUE_FREE, True)
+    return exc
+
+
+def _quotes_no_private_value(estimator, exc):
+    # A learner of this package writes its errors without private values (its
+    # own inner learners' errors go through this function too); so does a
+    # refused read or a budget error that a learner of another library passes on.
+    # A subclass written elsewhere counts as another library's.
+    own = type(estimator).__module__.split(".")[0] == __name__.split(".")[0]
+    return own or getattr(exc, _VALUE_FREE, False) or (type(exc) is PrivacyBudgetError)
+
+
+def call_inner_on_private(estimator, method, *args, what, **kwargs):
+    """Call an inner learner's ``method`` on private rows, after the charge.
+
+    A learner of another library may quote the rows it fails on ("cannot
+    handle value 31415.9"), and a wrapper that passed the error on would
+    release that value outside its mechanism. Its error becomes a
+    ``TypeError`` or ``ValueError`` that keeps the original's type name and a
+    known value-free start of its message, raised outside the ``except`` block
+    (as :func:`call_on_private`). Errors of this package's learners, and those
+    marked by :func:`mark_value_free`, pass unchanged: they quote no private
+    value. Whether the fit fails at all stays a fact about the private rows
+    (docs/limitations.rst, "Errors after the charge").
+
+    Parameters
+    ----------
+    estimator : estimator
+        The inner learner.
+    method : str
+        The method to call (``"fit"``, ``"predict"``).
+    *args, **kwargs
+        Its arguments.
+    what : str
+        Names the learner and the rows in the message.
+
+    Returns
+    -------
+    result
+        What the method returns.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn_semiprivate.utils._private_errors import (
+    ...     call_inner_on_private)
+    >>> X, y = np.array([[0.0], [31415.9]]), np.array([0, 0])
+    >>> try:
+    ...     call_inner_on_private(
+    ...         LogisticRegression(), "fit", X, y, what="the base learner's fit")
+    ... except ValueError as exc:
+    ...     print(exc)  # doctest: +NORMALIZE_WHITESPACE
+    The base learner's fit failed: ValueError (its message is withheld because
+    it may quote private values).
+    """
+    call = getattr(estimator, method)
+    try:
+        return call(*args, **kwargs)
+    except Exception as exc:
+        if _quotes_no_private_value(estimator, exc):
+            raise
+        failure, kept = type(exc), value_free_start(str(exc))
+    raise (TypeError if issubclass(failure, TypeError) else ValueError)(
+        f"{what[:1].upper()}{what[1:]} failed: {failure.__name__} "
+        f"({withheld_detail(kept)})."
+    )
+
+
+def withheld_detail(kept):
+    """What an error that withholds a message says of it.
+
+    Parameters
+    ----------
+    kept : str or None
+        The message's value-free start (:func:`value_free_start`), if any.
+
+    Returns
+    -------
+    detail : str
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.utils._private_errors import withheld_detail
+    >>> withheld_detail("Input X contains NaN")
+    'Input X contains NaN; the rest of the message is withheld'
+    """
+    if kept is None:
+        return "its message is withheld because it may quote private values"
+    return f"{kept}; the rest of the message is withheld"
