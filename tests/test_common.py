@@ -229,6 +229,11 @@ def expected_failed_checks(estimator):
 @pytest.mark.filterwarnings(
     "ignore:No public data:sklearn_semiprivate.exceptions.PublicDataWarning"
 )
+# The checks' data has 3 classes: the default stumps warn that they predict
+# two labels (check_classifiers_train's expected failure above).
+@pytest.mark.filterwarnings(
+    "ignore:hypothesis_class='stumps' predicts at most two labels:UserWarning"
+)
 @parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     with reproducible_noise():

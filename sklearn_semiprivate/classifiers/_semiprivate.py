@@ -12,6 +12,7 @@ chosen member, are in ``_semiprivate_predict.py``.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -68,6 +69,28 @@ def _make_hypothesis_class(spec):
     return spec
 
 
+# Built-in classes whose every member predicts at most two labels.
+_TWO_LABEL_CLASSES = ("stumps", "thresholds", "intervals")
+
+
+def _warn_two_label_class(hypothesis_class, classes):
+    """Warn that a two-label class cannot predict every declared class.
+
+    Depends on parameters and the label set only (public, or read off the
+    private rows after its own leak warning).
+    """
+    if isinstance(hypothesis_class, str) and hypothesis_class in _TWO_LABEL_CLASSES:
+        if classes.size > 2:
+            warnings.warn(
+                f"hypothesis_class={hypothesis_class!r} predicts at most two "
+                f"labels, and there are {classes.size} classes: the other "
+                "labels are never predicted. Use hypothesis_class='partition' "
+                "or SemiPrivateLogisticRegression for more classes.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+
 class SemiPrivateClassifier(
     InnerLedgersMixin, ChosenMemberMixin, ClassifierMixin, BaseEstimator
 ):
@@ -89,8 +112,10 @@ class SemiPrivateClassifier(
         parameters; any object with a ``cover(X_public, classes)`` method (see
         :class:`~sklearn_semiprivate.hypotheses.HypothesisClass`) is used as is.
         A decision stump predicts at most two labels, one per side of its
-        threshold: with more classes, use ``"partition"`` or
-        :class:`~sklearn_semiprivate.SemiPrivateLogisticRegression`.
+        threshold (so do ``"thresholds"`` and ``"intervals"``): with more
+        classes, use ``"partition"`` or
+        :class:`~sklearn_semiprivate.SemiPrivateLogisticRegression`; ``fit``
+        warns (``UserWarning``) when there are more.
     epsilon : float, default=1.0
         Privacy parameter, ``> 0``. The fit is ``epsilon``-DP for the private rows.
     mechanism : {"exponential", "permute_and_flip"}, default="exponential"
@@ -308,6 +333,7 @@ class SemiPrivateClassifier(
         if data.X_public is None and self.bounds is None:
             # Public inputs only: whether public data and bounds were given.
             warn_no_public_data(self)
+        _warn_two_label_class(self.hypothesis_class, data.classes)
         progress = FitProgress(self, self.verbose)
         # The cover from public points or bounds (public work only); without
         # either, it waits for the bounds read off the private rows.

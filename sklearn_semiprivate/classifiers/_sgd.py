@@ -22,7 +22,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import reserve_budget
+from ..accounting._reservation import replace_one_cost, reserve_budget
 from ..utils._rng import noise_rng, spawn_rngs
 from ..utils._sklearn_compat import (
     Interval,
@@ -149,11 +149,15 @@ class PrivateSGDClassifier(ClassifierMixin, BaseEstimator):
         Standard deviation of the noise of the released row count.
     privacy_spent_ : PrivacyCost
         ``(epsilon, delta)``, for add/remove neighbours.
+    replace_one_privacy_ : PrivacyCost
+        ``(2 epsilon, (1 + e^epsilon) delta)``: the guarantee for replace-one
+        neighbours (group privacy of two add/remove steps), to size a
+        replace-one budget with.
 
     See Also
     --------
-    SemiPrivateLogisticRegression : logistic regression by a few noisy
-        majorize-minimize steps; usually more accurate on small tables.
+    SemiPrivateLogisticRegression : the estimator to try first on a table
+        (DP-SGD on a feature map built from the public rows).
 
     Notes
     -----
@@ -365,6 +369,7 @@ class PrivateSGDClassifier(ClassifierMixin, BaseEstimator):
         self.noise_multiplier_ = z
         self.count_noise_ = count_sigma
         self.privacy_spent_ = self._privacy_cost()
+        self.replace_one_privacy_ = replace_one_cost(self.privacy_spent_)
         return self
 
     def _n_steps(self):

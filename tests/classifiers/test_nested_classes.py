@@ -35,6 +35,10 @@ def _pipeline(last):
     return PublicFittedPipeline([("tr", "passthrough"), ("m", last)])
 
 
+# Three classes for the default stumps: they warn (tested in test_semiprivate).
+@pytest.mark.filterwarnings(
+    "ignore:hypothesis_class='stumps' predicts at most two labels:UserWarning"
+)
 def test_active_fills_the_label_set_of_a_pipelines_last_step():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(3000, 2))

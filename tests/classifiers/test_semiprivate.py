@@ -1,5 +1,7 @@
 """SemiPrivateClassifier: behaviour, bad input, privacy bookkeeping."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -62,7 +64,9 @@ def test_multiclass_natively(mechanism):
     X_pub = rng.uniform(0, 3, size=(60, 2))
     clf = SemiPrivateClassifier(
         classes=["high", "low", "mid"], mechanism=mechanism, random_state=0
-    ).fit(X, y, X_public=PublicData(X_pub))
+    )
+    with pytest.warns(UserWarning, match="3 classes"):  # a stump: two labels
+        clf.fit(X, y, X_public=PublicData(X_pub))
     assert clf.classes_.tolist() == ["high", "low", "mid"]
     assert clf.privacy_spent_.epsilon == 1.0
     assert clf.score(X, y) > 0.95
@@ -160,18 +164,37 @@ def test_decision_function_only_with_a_final_estimator_that_has_one():
     np.testing.assert_array_equal(clf.decision_function(X), scores)  # no noise
 
 
+@pytest.mark.parametrize("name", ["stumps", "thresholds", "intervals"])
+def test_a_two_label_class_warns_with_more_classes(name):
+    # A docs review: the default stumps with three classes silently learned a
+    # model of two labels (train accuracy 0.66 against 0.85 for "partition").
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(300, 1))
+    y = np.digitize(X[:, 0], [-0.3, 0.3])
+    X_pub = PublicData(rng.uniform(-1, 1, size=(30, 1)))
+    with pytest.warns(UserWarning, match=f"'{name}' predicts at most two labels"):
+        SemiPrivateClassifier(name, classes=[0, 1, 2]).fit(X, y, X_public=X_pub)
+    # Two classes, or a class with one label per cell: no warning.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        SemiPrivateClassifier(name, classes=[0, 1]).fit(X, y > 0, X_public=X_pub)
+        SemiPrivateClassifier("partition", classes=[0, 1, 2]).fit(X, y, X_public=X_pub)
+
+
 def test_decision_function_falls_back_to_probabilities():
     rng = np.random.default_rng(1)
     X = rng.uniform(-1, 1, size=(900, 2))
     y = np.digitize(X[:, 0], [-0.3, 0.3])  # three classes
     X_pub = rng.uniform(-1, 1, size=(80, 2))
-    # a stump labels the public points with 2 of the 3 classes
+    # a stump labels the public points with 2 of the 3 classes (and warns)
     clf = SemiPrivateClassifier(
         "stumps",
         classes=[0, 1, 2],
         final_estimator=LogisticRegression(),
         random_state=0,
-    ).fit(X, y, X_public=PublicData(X_pub))
+    )
+    with pytest.warns(UserWarning, match="predicts at most two labels"):
+        clf.fit(X, y, X_public=PublicData(X_pub))
     assert clf.final_estimator_.classes_.size == 2
     scores = clf.decision_function(X)
     assert scores.shape == (900, 3)
@@ -265,6 +288,10 @@ def test_halfplanes_needs_two_features():
         )
 
 
+# Three classes for the default stumps: they warn (tested in test_semiprivate).
+@pytest.mark.filterwarnings(
+    "ignore:hypothesis_class='stumps' predicts at most two labels:UserWarning"
+)
 def test_label_set_comes_from_the_whole_public_set():
     # A small n_public must not drop a class from the label set.
     X, y, X_pub = make_data(n=200, n_pub=60)

@@ -75,6 +75,11 @@ def test_privacy_spent_is_the_calibrated_cost(epsilon, delta, q, epochs):
         epsilon=epsilon, delta=delta, sampling_rate=q, n_epochs=epochs, classes=[0, 1]
     ).fit(X, y, X_public=PublicData(X_pub))
     assert clf.privacy_spent_ == PrivacyCost(epsilon, delta)
+    # Replace-one by group privacy of two add/remove steps (docs/privacy.rst
+    # sizes a replace-one budget with it).
+    assert clf.replace_one_privacy_ == PrivacyCost(
+        2 * epsilon, (1 + np.exp(epsilon)) * delta
+    )
     assert clf.n_steps_ == round(epochs / q)
     z, s = clf.noise_multiplier_, clf.count_noise_
     assert (z, s) == sgd_noise(epsilon, delta, q, clf.n_steps_)

@@ -338,6 +338,8 @@ def test_fit_spends_what_it_states():
     clf.fit(X, y, X_public=PublicData(X_pub))
     assert clf.privacy_spent_ == PrivacyCost(2.0, 0.0)
     assert fit_cost(clf, X_public=PublicData(X_pub)) == clf.privacy_spent_
+    # Add/remove; replace-one at twice it (docs/privacy.rst's table).
+    assert clf.replace_one_privacy_ == PrivacyCost(4.0, 0.0)
     assert len(clf.split_features_) == 3 and clf.leaf_counts_.shape == (8, 2)
 
 

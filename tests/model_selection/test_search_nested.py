@@ -138,6 +138,10 @@ def test_pipeline_charge_without_the_public_rows_is_caught(monkeypatch):
     assert ledger.spent() != pipe.steps_[-1][1].privacy_spent_
 
 
+# Three classes for the default stumps: they warn (tested in test_semiprivate).
+@pytest.mark.filterwarnings(
+    "ignore:hypothesis_class='stumps' predicts at most two labels:UserWarning"
+)
 def test_classes_fill_open_parameters_without_reading_private_labels():
     X, y, X_pub, _ = _data()
     search = PrivateParameterSearch(
@@ -173,9 +177,12 @@ def test_one_declared_class_is_refused_before_the_charge():
 def test_active_classifier_hands_its_label_set_to_a_search():
     # The search's label set comes from the active classifier's classes=,
     # never from the queried rows (a set with label 2 absent from y).
+    # "partition": three classes, so no two-label warning either.
     X, y, X_pub, _ = _data(n=3000)
     ledger = PrivacyAccountant(epsilon=100)
-    search = PrivateParameterSearch(SemiPrivateClassifier(), {"epsilon": [0.1, 0.2]})
+    search = PrivateParameterSearch(
+        SemiPrivateClassifier("partition"), {"epsilon": [0.1, 0.2]}
+    )
     active = SubSamplingActiveClassifier(
         search, classes=[0, 1, 2], epsilon=1.0, accountant=ledger
     )
@@ -319,6 +326,10 @@ def test_stated_cost_of_a_reduction_over_a_search_follows_the_public_labels():
         )
 
 
+# Three classes for the default stumps: they warn (tested in test_semiprivate).
+@pytest.mark.filterwarnings(
+    "ignore:hypothesis_class='stumps' predicts at most two labels:UserWarning"
+)
 def test_a_search_whose_leaves_declare_classes_reads_no_label_set():
     # The inner search's own classes=None is not open when its estimator
     # declares its label set: the outer search reads nothing private, and a
