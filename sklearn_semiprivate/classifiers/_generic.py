@@ -56,7 +56,7 @@ from ._discretised import (
     public_bounds,
 )
 from ._progress import FitProgress, describe_class
-from ._semiprivate import SemiPrivateClassifier
+from ._semiprivate import SemiPrivateClassifier, warn_two_label_class
 
 __all__ = ["GenericLearnerClassifier"]
 
@@ -372,6 +372,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             # Public inputs only: whether public data, unlabeled rows and
             # bounds were given (the number of unlabeled rows is public).
             warn_no_public_data(self)
+        warn_two_label_class(self.hypothesis_class, data.classes)
         progress = FitProgress(self, self.verbose)
         n_features = data.X.shape[1]
         check_one_feature_class(self.hypothesis_class, n_features)

@@ -99,19 +99,20 @@ class LabelBoostClassifier(
         ``_privacy_cost``), ``(eps*, delta)``-DP with ``eps* <= 1`` for
         replace-one neighbours, as Lemma 4.6 needs: ``epsilon=1`` for a learner
         private for replace-one neighbours, ``epsilon=0.5`` for one private for
-        add/remove neighbours only (the tree, the DP-SGD learners), whose cost
-        group privacy doubles. One with a ``bounds`` parameter (at any depth)
-        left at None is refused when no ``X_public`` is passed: it would read
-        its domain box off the private rows of step 5 (before the charge, on
-        parameters alone). Any other such read while it fits (a search's
-        candidate without ``bounds``, a pipeline fitting its transformers on the
-        private rows) stops the fit with a ``ValueError``: before the charge
-        where a probe on placeholder rows reaches it, else at the read, before
-        the value is used. Its ``classes``, when None, is set to ``classes_``.
-        Its own ``accountant`` (and any nested one), if set, is charged
-        LabelBoost's ``privacy_spent_`` with this one, before the first private
-        read, each ledger once; ``estimator_`` is fitted with its ledgers
-        cleared, so nothing is charged again.
+        add/remove neighbours only (the tree, the logistic regression,
+        PrivateSGDClassifier), whose cost group privacy doubles. One with a
+        ``bounds`` parameter (at any depth) left at None is refused when no
+        ``X_public`` is passed: it would read its domain box off the private
+        rows of step 5 (before the charge, on parameters alone). Any other such
+        read while it fits (a search's candidate without ``bounds``, a pipeline
+        fitting its transformers on the private rows) stops the fit with a
+        ``ValueError``: before the charge where a probe on placeholder rows
+        reaches it, else at the read, before the value is used. Its ``classes``,
+        when None, is set to ``classes_``. Its own ``accountant`` (and any
+        nested one), if set, is charged LabelBoost's ``privacy_spent_`` with
+        this one, before the first private read, each ledger once;
+        ``estimator_`` is fitted with its ledgers cleared, so nothing is charged
+        again.
     hypothesis_class : {"thresholds", "intervals"} or HypothesisClass, \
             default="thresholds"
         The class ``C`` whose dichotomies Alg. 2 enumerates: any object whose

@@ -98,8 +98,9 @@ def labelboost_privacy_cost(base_cost, epsilon=1.0):
             f"replace-one cost is epsilon={eps_base:g}. Lower its epsilon until "
             "that is at most 1: to 1 for a learner private for replace-one "
             "neighbours, to 0.5 for one private for add/remove neighbours only "
-            "(SemiPrivateTreeClassifier, the DP-SGD learners), whose cost group "
-            "privacy doubles. The target epsilon is LabelBoost's own."
+            "(SemiPrivateTreeClassifier, SemiPrivateLogisticRegression, "
+            "PrivateSGDClassifier), whose cost group privacy doubles. The target "
+            "epsilon is LabelBoost's own."
         )
     if not 0 < epsilon <= _LABELBOOST_EPSILON:
         raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}.")

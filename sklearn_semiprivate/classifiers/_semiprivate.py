@@ -28,6 +28,7 @@ from ..hypotheses import (
     Thresholds,
 )
 from ..mechanisms import ExponentialMechanism, PermuteAndFlip
+from ..utils._private_errors import call_inner_on_private
 from ..utils._rng import noise_rng, spawn_rngs
 from ..utils._sklearn_compat import (
     HasMethods,
@@ -73,22 +74,31 @@ def _make_hypothesis_class(spec):
 _TWO_LABEL_CLASSES = ("stumps", "thresholds", "intervals")
 
 
-def _warn_two_label_class(hypothesis_class, classes):
+def warn_two_label_class(hypothesis_class, classes):
     """Warn that a two-label class cannot predict every declared class.
 
-    Depends on parameters and the label set only (public, or read off the
-    private rows after its own leak warning).
+    For the names and for instances (subclasses included) of the built-in
+    classes whose members predict at most two labels. Depends on parameters
+    and the label set only (public, or read off the private rows after its
+    own leak warning).
     """
-    if isinstance(hypothesis_class, str) and hypothesis_class in _TWO_LABEL_CLASSES:
-        if classes.size > 2:
-            warnings.warn(
-                f"hypothesis_class={hypothesis_class!r} predicts at most two "
-                f"labels, and there are {classes.size} classes: the other "
-                "labels are never predicted. Use hypothesis_class='partition' "
-                "or SemiPrivateLogisticRegression for more classes.",
-                UserWarning,
-                stacklevel=3,
-            )
+    if isinstance(hypothesis_class, str):
+        two_labels = hypothesis_class in _TWO_LABEL_CLASSES
+    else:
+        two_labels = isinstance(
+            hypothesis_class,
+            tuple(_BUILTIN_CLASSES[name] for name in _TWO_LABEL_CLASSES),
+        )
+    if two_labels and classes.size > 2:
+        warnings.warn(
+            f"hypothesis_class={hypothesis_class!r} predicts at most two "
+            f"labels, and there are {classes.size} classes: the other labels "
+            "are never predicted. Use SemiPrivateClassifier("
+            "hypothesis_class='partition') or SemiPrivateLogisticRegression "
+            "for more classes.",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 class SemiPrivateClassifier(
@@ -333,7 +343,7 @@ class SemiPrivateClassifier(
         if data.X_public is None and self.bounds is None:
             # Public inputs only: whether public data and bounds were given.
             warn_no_public_data(self)
-        _warn_two_label_class(self.hypothesis_class, data.classes)
+        warn_two_label_class(self.hypothesis_class, data.classes)
         progress = FitProgress(self, self.verbose)
         # The cover from public points or bounds (public work only); without
         # either, it waits for the bounds read off the private rows.
@@ -484,13 +494,19 @@ class SemiPrivateClassifier(
     def _select_member(self, cover, data, rng):
         """Alg. 1 step 6: the only place private rows are read."""
         X_score, y_score = self._score_rows(data)
+        # A cover of a user's class is code of another library run on private
+        # rows after the charge: its errors and warnings, which may quote the
+        # rows, are withheld (this package's covers pass unchanged).
+        what = "the hypothesis class's scoring of the private rows"
         if self.mechanism == "exponential":
             # exp(epsilon * score / 2), the score of sensitivity 1 (see _mechanism);
             # factorised covers sample it exactly without enumerating members.
-            return cover.sample_exponential(
-                X_score, y_score, self.epsilon, random_state=rng
-            )
-        scores = cover.scores(X_score, y_score)  # sensitivity 1
+            return call_inner_on_private(
+                cover, "sample_exponential", X_score, y_score, self.epsilon,
+                random_state=rng, what=what,
+            )  # fmt: skip
+        # Sensitivity 1.
+        scores = call_inner_on_private(cover, "scores", X_score, y_score, what=what)
         return int(self._mechanism().sample(scores, random_state=rng))
 
     def _member_log_probabilities(self, cover, data):

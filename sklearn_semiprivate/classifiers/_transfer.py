@@ -470,7 +470,7 @@ class SubsampleTestReweighClassifier(
             with leaks_are_errors(self.private):
                 fitted, mu = steps.curator_round(
                     data.X, data.y, log_w, kappa, plan.m,
-                    steps.FitWith(learner, learner_kw), rng,
+                    steps.FitWith(learner, learner_kw, self.private), rng,
                 )  # fmt: skip
             h = fitted.estimator
             if target_oracle is not None:

@@ -39,6 +39,7 @@ __all__ = [
     "dropped_in_this_thread",
     "dropped_warnings",
     "quiet",
+    "recorded_in_this_thread",
     "seed_unset_random_states",
     "silenced_in_worker",
 ]
@@ -155,6 +156,10 @@ def _install_guard():
         return
 
     def guard(msg):
+        recorder = getattr(_IN_PRIVATE_BLOCK, "recorder", None)
+        if recorder is not None:
+            recorder.append(msg)  # recorded_in_this_thread
+            return
         if getattr(_IN_PRIVATE_BLOCK, "depth", 0):
             return
         current(msg)
@@ -240,6 +245,15 @@ def dropped_in_this_thread():
     >>> caught
     []
     """
+    _ensure_guard()
+    _IN_PRIVATE_BLOCK.depth = getattr(_IN_PRIVATE_BLOCK, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _IN_PRIVATE_BLOCK.depth -= 1
+
+
+def _ensure_guard():
     if not getattr(warnings._showwarnmsg, "_drops_private_warnings", False):
         # Not blocking: a parent waiting for this thread may hold the lock
         # (PATE's teachers under joblib's threading backend, inside the
@@ -249,11 +263,41 @@ def dropped_in_this_thread():
                 _install_guard()
             finally:
                 _WARNINGS_LOCK.release()
-    _IN_PRIVATE_BLOCK.depth = getattr(_IN_PRIVATE_BLOCK, "depth", 0) + 1
+
+
+@contextlib.contextmanager
+def recorded_in_this_thread():
+    """Record, and do not show, the warnings this thread shows in the block.
+
+    The guard of :func:`dropped_in_this_thread`, which keeps the warnings
+    instead of dropping them, so that the caller can say that there were
+    some without repeating them (a learner of another library may quote the
+    private rows it warns about). The filters are the user's, untouched: an
+    ignored warning is not recorded, and an ``"error"`` filter raises it.
+    No lock is held and nothing process-wide is swapped.
+
+    Yields
+    ------
+    recorded : list of warnings.WarningMessage
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn_semiprivate.utils._nested_fit import recorded_in_this_thread
+    >>> with warnings.catch_warnings(record=True) as shown:
+    ...     warnings.simplefilter("always")
+    ...     with recorded_in_this_thread() as recorded:
+    ...         warnings.warn("value 31415.9")
+    >>> shown, [str(w.message) for w in recorded]
+    ([], ['value 31415.9'])
+    """
+    _ensure_guard()
+    outer = getattr(_IN_PRIVATE_BLOCK, "recorder", None)
+    _IN_PRIVATE_BLOCK.recorder = recorded = []
     try:
-        yield
+        yield recorded
     finally:
-        _IN_PRIVATE_BLOCK.depth -= 1
+        _IN_PRIVATE_BLOCK.recorder = outer
 
 
 @contextlib.contextmanager

@@ -12,10 +12,12 @@ exception is neither the cause nor the context of the new one.
 # SPDX-License-Identifier: BSD-3-Clause
 
 import re
+import warnings
 
 import numpy as np
 
 from ..exceptions import PrivacyBudgetError
+from ._nested_fit import recorded_in_this_thread
 
 __all__ = [
     "call_inner_on_private",
@@ -46,7 +48,10 @@ _FORMAT_MESSAGES = tuple(
         r"Expected 2D array, got (1D|scalar) array instead",
         r"y should be a 1d array",
         r"Found input variables with inconsistent numbers of samples",
-        r"Unknown label type: \w+",
+        # scikit-learn's type_of_target names only (a review: "\w+" kept a
+        # private label).
+        r"Unknown label type: '?(multiclass-multioutput|continuous-multioutput|"
+        r"multilabel-indicator|multiclass|continuous|binary|unknown)'?(?![\w-])",
         r"Sparse data was passed( for X)?, but dense data is required",
         r"Cannot center sparse matrices",
         r"X has \d+ features, but \w+ is expecting \d+ features as input",
@@ -164,36 +169,79 @@ def mark_value_free(exc):
     >>> str(exc)
     'no bounds given; refused'
     """
-    setattr(exc, _VALUE_FREE, True)
+    # The message as written here: what is passed on (see _passed_on).
+    setattr(exc, _VALUE_FREE, str(exc))
     return exc
 
 
-def _quotes_no_private_value(estimator, exc):
-    # A learner of this package writes its errors without private values (its
-    # own inner learners' errors go through this function too); so does a
-    # refused read or a budget error that a learner of another library passes on.
-    # A subclass written elsewhere counts as another library's.
-    own = type(estimator).__module__.split(".")[0] == __name__.split(".")[0]
-    return own or getattr(exc, _VALUE_FREE, False) or (type(exc) is PrivacyBudgetError)
+def _is_own(obj):
+    # A learner (or cover) of this package writes its errors and warnings
+    # without private values; its own inner learners' go through this module
+    # too. A subclass written elsewhere counts as another library's.
+    return type(obj).__module__.split(".")[0] == __name__.split(".")[0]
+
+
+def _passed_on(exc):
+    """A copy of an error this package wrote, if ``exc`` is one, else None.
+
+    The copy carries the message as this package wrote it: notes or
+    arguments that a learner of another library added on its way out are
+    dropped (a review: a refused read re-raised with ``add_note(value)``).
+    """
+    written = getattr(exc, _VALUE_FREE, None)
+    if isinstance(written, str):
+        return ValueError(written)
+    if type(exc) is PrivacyBudgetError:
+        return PrivacyBudgetError(*exc.args[:1])
+    return None
+
+
+def _message(exc):
+    try:
+        return str(exc)
+    except Exception:  # an exception class whose __str__ fails (a review)
+        return ""
+
+
+def _warned(recorded, what):
+    """Say, once per category and without the messages, that ``what`` warned."""
+    categories = []
+    for w in recorded:
+        if w.category not in categories:
+            categories.append(w.category)
+    for category in categories:
+        text = (
+            f"{what[:1].upper()}{what[1:]} warned: {category.__name__} (its "
+            "message is withheld because it may quote private values)."
+        )
+        try:
+            category(text)
+        except Exception:  # a category that takes other arguments
+            category = UserWarning
+        warnings.warn(text, category, stacklevel=4)
 
 
 def call_inner_on_private(estimator, method, *args, what, **kwargs):
     """Call an inner learner's ``method`` on private rows, after the charge.
 
-    A learner of another library may quote the rows it fails on ("cannot
-    handle value 31415.9"), and a wrapper that passed the error on would
-    release that value outside its mechanism. Its error becomes a
+    A learner of another library may quote the rows it fails or warns on
+    ("cannot handle value 31415.9"), and a wrapper that passed that on would
+    release the value outside its mechanism. Its error becomes a
     ``TypeError`` or ``ValueError`` that keeps the original's type name and a
     known value-free start of its message, raised outside the ``except`` block
-    (as :func:`call_on_private`). Errors of this package's learners, and those
-    marked by :func:`mark_value_free`, pass unchanged: they quote no private
-    value. Whether the fit fails at all stays a fact about the private rows
-    (docs/limitations.rst, "Errors after the charge").
+    (as :func:`call_on_private`); its warnings are recorded, not shown
+    (:func:`~._nested_fit.recorded_in_this_thread`, the user's filters
+    untouched), and one warning per category says that there were some.
+    Errors and warnings of this package's learners pass unchanged: they quote
+    no private value. So do a refused private read
+    (:func:`mark_value_free`) and a budget error that the learner passes on,
+    as this package wrote them. Whether the fit fails or warns at all stays a
+    fact about the private rows (docs/limitations.rst).
 
     Parameters
     ----------
-    estimator : estimator
-        The inner learner.
+    estimator : object
+        The inner learner (or a cover of a hypothesis class).
     method : str
         The method to call (``"fit"``, ``"predict"``).
     *args, **kwargs
@@ -222,12 +270,19 @@ def call_inner_on_private(estimator, method, *args, what, **kwargs):
     it may quote private values).
     """
     call = getattr(estimator, method)
-    try:
+    if _is_own(estimator):
         return call(*args, **kwargs)
+    try:
+        with recorded_in_this_thread() as recorded:
+            result = call(*args, **kwargs)
     except Exception as exc:
-        if _quotes_no_private_value(estimator, exc):
-            raise
-        failure, kept = type(exc), value_free_start(str(exc))
+        failure, passed = type(exc), _passed_on(exc)
+        kept = None if passed is not None else value_free_start(_message(exc))
+    else:
+        _warned(recorded, what)
+        return result
+    if passed is not None:
+        raise passed
     raise (TypeError if issubclass(failure, TypeError) else ValueError)(
         f"{what[:1].upper()}{what[1:]} failed: {failure.__name__} "
         f"({withheld_detail(kept)})."

@@ -174,6 +174,18 @@ def test_a_two_label_class_warns_with_more_classes(name):
     X_pub = PublicData(rng.uniform(-1, 1, size=(30, 1)))
     with pytest.warns(UserWarning, match=f"'{name}' predicts at most two labels"):
         SemiPrivateClassifier(name, classes=[0, 1, 2]).fit(X, y, X_public=X_pub)
+    # The classes as objects, and the generic learner's (a second review).
+    from sklearn_semiprivate import GenericLearnerClassifier
+    from sklearn_semiprivate.hypotheses import DecisionStumps, Intervals, Thresholds
+
+    instance = {"stumps": DecisionStumps, "thresholds": Thresholds}
+    instance["intervals"] = Intervals
+    with pytest.warns(UserWarning, match="predicts at most two labels"):
+        SemiPrivateClassifier(instance[name](), classes=[0, 1, 2]).fit(
+            X, y, X_public=X_pub
+        )
+    with pytest.warns(UserWarning, match=f"'{name}' predicts at most two labels"):
+        GenericLearnerClassifier(name, classes=[0, 1, 2], bounds=(-1, 1)).fit(X, y)
     # Two classes, or a class with one label per cell: no warning.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
