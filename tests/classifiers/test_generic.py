@@ -731,3 +731,25 @@ def test_bad_bounds_are_refused_before_the_charge(bad):
     with pytest.raises(ValueError, match="bounds must be finite"):
         clf.fit(X, y)
     assert len(ledger.history) == 0
+
+
+@pytest.mark.parametrize("unlabeled", [False, True])
+def test_generic_private_labels_outside_classes_fail_after_the_charge(unlabeled):
+    # As for PATE and the synthetic classifier (their tests of the same
+    # name): whether the private y holds a label outside classes is read
+    # off the private rows, so the fit that finds one stays charged. A
+    # mutation review moved GenericLearnerClassifier's check before its
+    # reservation and no test failed.
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(50, 1))
+    y = (X[:, 0] > 0.5).astype(int)
+    y[7] = 2
+    X_unlabeled = rng.uniform(size=(100, 1)) if unlabeled else None
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = GenericLearnerClassifier(
+        "thresholds", bounds=(0, 1), classes=[0, 1], accountant=acc
+    )
+    with pytest.raises(ValueError, match="some labels that are not among"):
+        clf.fit(X, y, X_unlabeled=X_unlabeled)
+    assert len(acc.history) == 1
+    assert acc.spent() == PrivacyCost(1.0, 1e-6 if unlabeled else 0.0)
