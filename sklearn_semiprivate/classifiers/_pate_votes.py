@@ -250,7 +250,9 @@ def votes_vary(noisy, noise, noise_sd, level):
     df = n_classes * (n_queries - 1)
     if df == 0:
         return True
-    stat = float(((noisy - noisy.mean(axis=0)) ** 2).sum() / noise_sd**2)
+    # Scaled before squaring: noise_sd**2 overflows from noise_sd ~ 1e154
+    # (epsilon near 1e-300, a mutation review: OverflowError after the charge).
+    stat = float((((noisy - noisy.mean(axis=0)) / noise_sd) ** 2).sum())
     if noise == "gaussian":
         return stat > chi2.ppf(1.0 - level, df)
     return stat > df + norm.ppf(1.0 - level) * math.sqrt(5.0 * df)

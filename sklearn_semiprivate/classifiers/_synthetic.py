@@ -491,7 +491,17 @@ class SyntheticDataClassifier(
             return analytic_gaussian_sigma(
                 self.epsilon, self.delta, math.sqrt(2.0 * n_subsets)
             )
-        return math.sqrt(2.0) * 2.0 * n_subsets / self.epsilon
+        sigma = math.sqrt(2.0) * 2.0 * n_subsets / self.epsilon
+        if not math.isfinite(sigma):
+            # A mutation review: at epsilon = 5e-324 the scale was inf, and
+            # the release's fit of its measurements computed inf * 0 = NaN
+            # (RuntimeWarnings after the charge). Refused before it.
+            raise ValueError(
+                f"epsilon={self.epsilon!r} is too small: the Laplace noise of "
+                "the counts would need a scale beyond the largest double. Use "
+                "a larger epsilon (or delta > 0)."
+            )
+        return sigma
 
     def _resolve_n_bins(self, n, n_classes, sigma, points):
         """The number of bins, from public quantities only (``n`` is public).

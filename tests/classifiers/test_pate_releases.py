@@ -6,6 +6,8 @@ teacher that fails in any way abstains; a teacher casts one vote per query.
 Each fails on its mutant.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -179,3 +181,16 @@ def test_teacher_with_a_column_of_predictions_casts_at_most_one_vote():
         np.repeat(np.arange(n_teachers), 10), n_teachers, seeds=np.arange(6),
     )  # fmt: skip
     assert votes.sum(axis=1).max() <= n_teachers
+
+
+def test_an_extreme_epsilon_fits_without_overflow():
+    # A mutation review: at epsilon=1e-300 (sigma ~ 8e301) the no-signal
+    # test squared sigma to inf and raised OverflowError after the charge.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    acc = PrivacyAccountant(epsilon=1.0, delta=1e-3)
+    clf = PATEClassifier(epsilon=1e-300, delta=1e-320, classes=[0, 1], accountant=acc)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.fit(X, (X[:, 0] > 0).astype(int), X_public=PublicData(X[:40]))
+    assert len(acc.history) == 1

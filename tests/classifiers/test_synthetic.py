@@ -286,6 +286,20 @@ def test_private_labels_outside_classes_fail_after_the_charge():
     assert len(acc.history) == 1
 
 
+def test_an_epsilon_with_no_finite_laplace_scale_is_refused_before_the_charge():
+    # A mutation review: at epsilon=5e-324 and delta=0 the counts' scale was
+    # inf and the release's fit computed NaN (RuntimeWarnings after the
+    # charge). With delta > 0 the Gaussian calibration has a finite scale.
+    X, y, X_pub, _, _, _ = make_data()
+    acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    clf = SyntheticDataClassifier(
+        epsilon=5e-324, delta=0.0, classes=[0, 1], accountant=acc
+    )
+    with pytest.raises(ValueError, match="beyond the largest double"):
+        clf.fit(X, y, X_public=PublicData(X_pub))
+    assert acc.spent() == PrivacyCost(0.0, 0.0)
+
+
 # --- bad input: before the private rows are read, nothing charged --------------
 
 
