@@ -242,37 +242,6 @@ def _inner_fit_wrappers(ledger, learner=_QuotingLearner):
     }  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "name", ["LabelBoost", "active", "reduction", "transfer", "pipeline"]
-)
-def test_an_inner_learners_error_after_the_charge_quotes_no_private_value(name):
-    # An adversarial review: these wrappers charged, then passed on their inner
-    # learner's "cannot handle value np.float64(31415.9)", a private
-    # coordinate (PATE's teachers abstain; the search hides its runs' errors).
-    from sklearn_semiprivate import PublicData
-
-    rng = np.random.default_rng(0)
-    X = rng.uniform(-1, 1, size=(400, 3))
-    y = (X[:, 0] > 0).astype(int)
-    X[:, 2] = 31415.9  # in every row, so that every subsample holds it
-    kw = {"X_public": PublicData(rng.uniform(-1, 1, size=(60, 3)))}
-    if name == "transfer":
-        X_t = rng.uniform(-1, 1, size=(4000, 3))
-        kw.update(X_target=X_t, y_target=(X_t[:, 0] > 0).astype(int))
-    ledger = PrivacyAccountant(epsilon=100.0, delta=1e-3)
-    est = _inner_fit_wrappers(ledger)[name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(ValueError) as info:
-            est.fit(X, y, **kw)
-    message = str(info.value)
-    assert "failed: ValueError (its message is withheld" in message, message
-    assert "31415" not in message
-    assert info.value.__cause__ is None and info.value.__context__ is None
-    # After the charge: the charge stays (the pipeline here has no ledger).
-    assert (ledger.spent().epsilon > 0) == (name != "pipeline")
-
-
 def _private_rows_with_a_secret(name):
     from sklearn_semiprivate import PublicData
 
@@ -285,6 +254,28 @@ def _private_rows_with_a_secret(name):
         X_t = rng.uniform(-1, 1, size=(4000, 3))
         kw.update(X_target=X_t, y_target=(X_t[:, 0] > 0).astype(int))
     return X, y, kw
+
+
+@pytest.mark.parametrize(
+    "name", ["LabelBoost", "active", "reduction", "transfer", "pipeline"]
+)
+def test_an_inner_learners_error_after_the_charge_quotes_no_private_value(name):
+    # An adversarial review: these wrappers charged, then passed on their inner
+    # learner's "cannot handle value np.float64(31415.9)", a private
+    # coordinate (PATE's teachers abstain; the search hides its runs' errors).
+    X, y, kw = _private_rows_with_a_secret(name)
+    ledger = PrivacyAccountant(epsilon=100.0, delta=1e-3)
+    est = _inner_fit_wrappers(ledger)[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError) as info:
+            est.fit(X, y, **kw)
+    message = str(info.value)
+    assert "failed: ValueError (its message is withheld" in message, message
+    assert "31415" not in message
+    assert info.value.__cause__ is None and info.value.__context__ is None
+    # After the charge: the charge stays (the pipeline here has no ledger).
+    assert (ledger.spent().epsilon > 0) == (name != "pipeline")
 
 
 @pytest.mark.parametrize(
