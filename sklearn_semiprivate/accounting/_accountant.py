@@ -17,6 +17,7 @@ from datetime import datetime, timezone
 from typing import NamedTuple
 
 from ..exceptions import PrivacyBudgetError
+from ..utils._private_errors import mark_value_free
 from ..utils._validation import check_delta, check_positive_real
 from ._composition import PrivacyCost, _as_cost, compose_basic
 
@@ -210,10 +211,12 @@ class _SQLiteLedger:
             # one with another budget): charge only the ledger it agreed to.
             row = connection.execute("SELECT epsilon, delta FROM budget").fetchone()
             if row is None or PrivacyCost(*row) != budget:
-                raise PrivacyBudgetError(
-                    f"The ledger file {self.path!r} no longer holds the budget "
-                    f"(epsilon={budget.epsilon!r}, delta={budget.delta!r}) this "
-                    "accountant was opened with; refusing to charge it."
+                raise mark_value_free(
+                    PrivacyBudgetError(
+                        f"The ledger file {self.path!r} no longer holds the budget "
+                        f"(epsilon={budget.epsilon!r}, delta={budget.delta!r}) this "
+                        "accountant was opened with; refusing to charge it."
+                    )
                 )
             rows = connection.execute("SELECT epsilon, delta FROM charges").fetchall()
             charge = admit([PrivacyCost(eps, delta) for eps, delta in rows])
@@ -492,11 +495,13 @@ class PrivacyAccountant:
 
     def _refuse_if_detached(self):
         if self.path is None and (self._detached or os.getpid() != self._owner_pid):
-            raise PrivacyBudgetError(
-                "This PrivacyAccountant is a detached copy (e.g. in a joblib worker "
-                "process): its spends would not reach the original ledger. Pass "
-                "path= for a ledger shared across processes, or use n_jobs=1 or a "
-                "threading backend."
+            raise mark_value_free(
+                PrivacyBudgetError(
+                    "This PrivacyAccountant is a detached copy (e.g. in a joblib "
+                    "worker process): its spends would not reach the original "
+                    "ledger. Pass path= for a ledger shared across processes, or "
+                    "use n_jobs=1 or a threading backend."
+                )
             )
 
     def _admit(self, spent_costs, cost):
@@ -519,12 +524,14 @@ class PrivacyAccountant:
                 if over_delta and not over_epsilon
                 else ""
             )
-            raise PrivacyBudgetError(
-                f"Privacy budget exceeded ({which}): requested "
-                f"(epsilon={cost.epsilon:g}, delta={cost.delta:g}) with "
-                f"(epsilon={spent.epsilon:g}, delta={spent.delta:g}) already spent "
-                f"of a budget of (epsilon={self.epsilon:g}, delta={self.delta:g})."
-                f"{hint}"
+            raise mark_value_free(
+                PrivacyBudgetError(
+                    f"Privacy budget exceeded ({which}): requested "
+                    f"(epsilon={cost.epsilon:g}, delta={cost.delta:g}) with "
+                    f"(epsilon={spent.epsilon:g}, delta={spent.delta:g}) already spent "
+                    f"of a budget of (epsilon={self.epsilon:g}, delta={self.delta:g})."
+                    f"{hint}"
+                )
             )
 
 

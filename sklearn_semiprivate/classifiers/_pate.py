@@ -531,16 +531,26 @@ class PATEClassifier(
             sigma = gnmax_sigma(float(self.epsilon), float(self.delta), n_queries)
             return sigma, sigma
         b = lnmax_scale(float(self.epsilon), n_queries)
+        if not math.isfinite(128.0 * b):
+            # A review: from epsilon ~ 1e-306 the scale, or the difference of
+            # two noisy votes (numpy's Laplace draws stay within about 37
+            # scales), overflowed: a bare OverflowError before the charge, or
+            # RuntimeWarnings after it. Refused before it.
+            raise ValueError(
+                f"epsilon={self.epsilon!r} is too small for LNMax over "
+                f"{n_queries} queries: its Laplace scale ({b:.3g}) leaves the "
+                "noisy votes no room below the largest double. Use a larger "
+                "epsilon."
+            )
         return b, math.sqrt(2.0) * b
 
     def _resolve_n_teachers(self, noise_sd):
         if self.n_teachers != "auto":
             return int(self.n_teachers)
-        return int(
-            min(
-                _MAX_AUTO_TEACHERS, max(1, math.ceil(_TEACHERS_PER_NOISE_SD * noise_sd))
-            )
-        )
+        # Capped before the ceiling: the product overflows to inf near the
+        # largest double (a review: epsilon ~ 1e-306 with LNMax).
+        wanted = min(float(_MAX_AUTO_TEACHERS), _TEACHERS_PER_NOISE_SD * noise_sd)
+        return int(max(1, math.ceil(wanted)))
 
     def _privacy_neighbours(self, **fit_params):
         """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).

@@ -250,9 +250,11 @@ def votes_vary(noisy, noise, noise_sd, level):
     df = n_classes * (n_queries - 1)
     if df == 0:
         return True
-    # Scaled before squaring: noise_sd**2 overflows from noise_sd ~ 1e154
-    # (epsilon near 1e-300, a mutation review: OverflowError after the charge).
-    stat = float((((noisy - noisy.mean(axis=0)) / noise_sd) ** 2).sum())
+    # Scaled first: noise_sd**2 overflowed from noise_sd ~ 1e154 (epsilon near
+    # 1e-300, a mutation review), and the mean of the Laplace votes from
+    # epsilon ~ 1e-305 (a review); both after the charge.
+    z = noisy / noise_sd
+    stat = float(((z - z.mean(axis=0)) ** 2).sum())
     if noise == "gaussian":
         return stat > chi2.ppf(1.0 - level, df)
     return stat > df + norm.ppf(1.0 - level) * math.sqrt(5.0 * df)

@@ -488,18 +488,20 @@ class SyntheticDataClassifier(
         Replace-one sensitivity sqrt(2 S) (L2) or 2 S (L1) of the S marginals.
         """
         if self.delta > 0:
-            return analytic_gaussian_sigma(
+            sigma = analytic_gaussian_sigma(
                 self.epsilon, self.delta, math.sqrt(2.0 * n_subsets)
             )
-        sigma = math.sqrt(2.0) * 2.0 * n_subsets / self.epsilon
-        if not math.isfinite(sigma):
-            # A mutation review: at epsilon = 5e-324 the scale was inf, and
-            # the release's fit of its measurements computed inf * 0 = NaN
-            # (RuntimeWarnings after the charge). Refused before it.
+        else:
+            sigma = math.sqrt(2.0) * 2.0 * n_subsets / self.epsilon
+        if not math.isfinite(4.0 * sigma * sigma):
+            # Reviews: at epsilon = 5e-324 (delta 0) the scale was inf and
+            # the release's fit computed NaN; from about 1e-153 its fit of the
+            # measurements squared the scale to an OverflowError. Both after
+            # the charge; refused before it.
             raise ValueError(
-                f"epsilon={self.epsilon!r} is too small: the Laplace noise of "
-                "the counts would need a scale beyond the largest double. Use "
-                "a larger epsilon (or delta > 0)."
+                f"epsilon={self.epsilon!r} is too small: the noise of the counts "
+                f"(standard deviation {sigma:.3g}) has no finite variance as a "
+                "double. Use a larger epsilon."
             )
         return sigma
 

@@ -11,7 +11,12 @@ a private value).
 import numpy as np
 
 from .._public import PublicData, warn_raw_public_array
-from ..utils._private_errors import value_free_start, withheld_detail
+from ..utils._nested_fit import recorded_in_this_thread
+from ..utils._private_errors import (
+    say_withheld_warnings,
+    value_free_start,
+    withheld_detail,
+)
 
 __all__ = ["check_formats", "on_private", "on_public", "unwrap_public"]
 
@@ -110,10 +115,19 @@ def on_private(name, method, *args, action="transform"):
         # scaler's arithmetic: numpy's RuntimeWarning, an error under "error"
         # filters, would depend on private values. The row becomes +-inf,
         # which the pipeline clips back to the largest float.
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            return method(*args)
+        # Warnings are recorded, not shown: a transformer may quote the private
+        # values it warns about (a review: "clipping outlying value 31415.9",
+        # OneHotEncoder naming the column of an unseen category).
+        with (
+            np.errstate(over="ignore", invalid="ignore", divide="ignore"),
+            recorded_in_this_thread() as recorded,
+        ):
+            result = method(*args)
     except Exception as exc:
         failure, kept = type(exc), value_free_start(str(exc))
+    else:
+        say_withheld_warnings(recorded, f"step {name!r} on the private rows (X)")
+        return result
     raise (TypeError if issubclass(failure, TypeError) else ValueError)(
         f"Step {name!r} failed to {action} the private rows (X): "
         f"{failure.__name__} ({withheld_detail(kept)})."

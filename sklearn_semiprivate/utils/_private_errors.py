@@ -23,6 +23,7 @@ __all__ = [
     "call_inner_on_private",
     "call_on_private",
     "mark_value_free",
+    "say_withheld_warnings",
     "value_free_start",
     "withheld_detail",
 ]
@@ -188,12 +189,14 @@ def _passed_on(exc):
     arguments that a learner of another library added on its way out are
     dropped (a review: a refused read re-raised with ``add_note(value)``).
     """
+    # Budget errors are marked where the accountant raises them; one raised
+    # or rewritten elsewhere is withheld like any other error (a review).
     written = getattr(exc, _VALUE_FREE, None)
-    if isinstance(written, str):
-        return ValueError(written)
-    if type(exc) is PrivacyBudgetError:
-        return PrivacyBudgetError(*exc.args[:1])
-    return None
+    if not isinstance(written, str):
+        return None
+    if isinstance(exc, PrivacyBudgetError):
+        return PrivacyBudgetError(written)
+    return ValueError(written)
 
 
 def _message(exc):
@@ -203,7 +206,7 @@ def _message(exc):
         return ""
 
 
-def _warned(recorded, what):
+def say_withheld_warnings(recorded, what):
     """Say, once per category and without the messages, that ``what`` warned."""
     categories = []
     for w in recorded:
@@ -279,7 +282,7 @@ def call_inner_on_private(estimator, method, *args, what, **kwargs):
         failure, passed = type(exc), _passed_on(exc)
         kept = None if passed is not None else value_free_start(_message(exc))
     else:
-        _warned(recorded, what)
+        say_withheld_warnings(recorded, what)
         return result
     if passed is not None:
         raise passed

@@ -209,3 +209,26 @@ def test_the_noise_on_the_counts_of_a_query_is_independent(noise):
     corr = np.corrcoef(drawn, rowvar=False)
     assert np.all(np.abs(corr[np.triu_indices(3, 1)]) < 0.15)
     assert np.std(drawn[:, 0]) > 1.0  # the scale is used (sd 2 or 2 sqrt 2)
+
+
+def test_lnmax_at_an_extreme_epsilon_fits_or_is_refused_before_the_charge():
+    # A review: LNMax overflowed from epsilon ~ 1e-305 (RuntimeWarnings after
+    # the charge) and raised a bare OverflowError from ~ 1e-306.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] > 0).astype(int)
+    for epsilon in (1e-304, 1e-306, 1e-308):
+        acc = PrivacyAccountant(epsilon=1.0, delta=1e-3)
+        clf = PATEClassifier(
+            epsilon=epsilon, delta=0.0, aggregator="lnmax", classes=[0, 1],
+            accountant=acc,
+        )  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            if epsilon > 1e-305:
+                clf.fit(X, y, X_public=PublicData(X[:40]))
+                assert acc.spent().epsilon == epsilon
+            else:
+                with pytest.raises(ValueError, match="is too small for LNMax"):
+                    clf.fit(X, y, X_public=PublicData(X[:40]))
+                assert acc.spent().epsilon == 0.0

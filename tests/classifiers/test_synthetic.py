@@ -292,11 +292,14 @@ def test_an_epsilon_with_no_finite_laplace_scale_is_refused_before_the_charge():
     # charge). With delta > 0 the Gaussian calibration has a finite scale.
     X, y, X_pub, _, _, _ = make_data()
     acc = PrivacyAccountant(epsilon=10.0, delta=1e-3)
-    clf = SyntheticDataClassifier(
-        epsilon=5e-324, delta=0.0, classes=[0, 1], accountant=acc
-    )
-    with pytest.raises(ValueError, match="beyond the largest double"):
-        clf.fit(X, y, X_public=PublicData(X_pub))
+    # A third review: from epsilon ~ 1e-153 the release's fit squared the
+    # scale to an OverflowError after the charge, with delta 0 or not.
+    for epsilon, delta in ((5e-324, 0.0), (1e-160, 0.0), (1e-300, 1e-300)):
+        clf = SyntheticDataClassifier(
+            epsilon=epsilon, delta=delta, classes=[0, 1], accountant=acc
+        )
+        with pytest.raises(ValueError, match="is too small"):
+            clf.fit(X, y, X_public=PublicData(X_pub))
     assert acc.spent() == PrivacyCost(0.0, 0.0)
 
 
