@@ -15,6 +15,7 @@ import re
 import warnings
 
 import numpy as np
+from joblib import parallel_config
 
 from ..exceptions import PrivacyBudgetError
 from ._nested_fit import recorded_in_this_thread
@@ -276,7 +277,10 @@ def call_inner_on_private(estimator, method, *args, what, **kwargs):
     if _is_own(estimator):
         return call(*args, **kwargs)
     try:
-        with recorded_in_this_thread() as recorded:
+        # Sequential joblib: warnings of worker threads or processes would
+        # escape the recorder, which sees this thread only (a review). A
+        # learner that names its own joblib backend still escapes it.
+        with recorded_in_this_thread() as recorded, parallel_config("sequential"):
             result = call(*args, **kwargs)
     except Exception as exc:
         failure, passed = type(exc), _passed_on(exc)

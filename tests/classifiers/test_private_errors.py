@@ -476,3 +476,27 @@ def test_a_pipelines_transformer_warning_on_private_rows_is_withheld():
     assert any(
         "'clip' on the private rows (X) warned: UserWarning" in m for m in messages
     )
+
+
+def test_an_inner_learners_joblib_workers_warn_in_the_recorded_thread():
+    # A third review: a learner warning from joblib's loky workers (n_jobs=2)
+    # showed the private value; it now runs under the sequential backend.
+    from joblib import Parallel, delayed
+
+    class ParallelWarner(_WarningLearner):
+        def fit(self, X, y, X_public=None, y_public=None):
+            Parallel(n_jobs=2)(
+                delayed(_WarningLearner.fit)(self, X[:, [j]], y)
+                for j in range(X.shape[1])
+            )
+            self.classes_ = np.array([0, 1])
+            return self
+
+    X, y, kw = _private_rows_with_a_secret("reduction")
+    est = _inner_fit_wrappers(None, learner=ParallelWarner)["reduction"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est.fit(X, y, **kw)
+    messages = [str(w.message) for w in caught]
+    assert not any("31415" in m for m in messages), messages
+    assert any("warned: UserWarning" in m for m in messages), messages
