@@ -83,8 +83,13 @@ def test_inner_warnings_are_said_once_per_category():
         call_inner_on_private(
             _ExternalLearner(action), "fit", [[0.0]], [0], what="a fit"
         )
-    assert [w.category for w in caught] == [UserWarning, RuntimeWarning]
-    assert all("withheld" in str(w.message) for w in caught)
+    # Only what the call said: the recording is process-wide, and a warning of
+    # another thread (left running by an earlier test under xdist) showed up
+    # here once in CI, as a DeprecationWarning.
+    said = [w for w in caught if str(w.message).startswith("A fit warned: ")]
+    assert [w.category for w in said] == [UserWarning, RuntimeWarning]
+    assert all("withheld" in str(w.message) for w in said)
+    assert not any(str(w.message).startswith("value ") for w in caught)
 
 
 def test_a_label_type_start_glued_to_a_private_label_is_withheld():
@@ -163,7 +168,10 @@ def test_a_nested_recorded_block_keeps_the_outer_recorder():
             with recorded_in_this_thread() as inner:
                 warnings.warn("inner 31415.9", stacklevel=2)
             warnings.warn("outer 27182.8", stacklevel=2)
-    assert caught == []
+    # (Warnings of other threads an earlier test left running may be caught.)
+    assert not any(
+        "31415" in str(w.message) or "27182" in str(w.message) for w in caught
+    )
     assert [str(w.message) for w in inner] == ["inner 31415.9"]
     assert [str(w.message) for w in outer] == ["outer 27182.8"]
 
@@ -229,7 +237,8 @@ def test_dropped_warnings_drops_other_threads_warnings_past_a_swapped_filter():
             thread = threading.Thread(target=warn)
             thread.start()
             thread.join(30)
-    assert caught == []
+    # (Warnings of other threads an earlier test left running may be caught.)
+    assert not any("31415" in str(w.message) for w in caught)
 
 
 def test_silenced_in_worker_swaps_filters_only_in_a_worker_process():
