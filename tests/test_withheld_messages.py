@@ -251,3 +251,22 @@ def test_silenced_in_worker_swaps_filters_only_in_a_worker_process():
     with silenced_in_worker(os.getpid() + 1):  # as in a worker process
         assert warnings.filters[0][0] == "ignore"
     assert warnings.filters == before
+
+
+def test_a_transformer_error_whose_str_fails_is_withheld_without_context():
+    # The pipeline's on_private called str() on the error inside its except
+    # block: an exception class whose __str__ fails then raised an
+    # AttributeError whose __context__ held the private value.
+    from sklearn_semiprivate.pipeline._checks import on_private
+
+    class StrFails(ValueError):
+        def __str__(self):
+            return self.missing
+
+    def transform(X):
+        raise StrFails("value 31415.9")
+
+    with pytest.raises(ValueError) as info:
+        on_private("step", transform, np.zeros((2, 1)))
+    assert "failed to transform the private rows (X): StrFails" in str(info.value)
+    assert info.value.__context__ is None

@@ -13,6 +13,7 @@ import numpy as np
 from .._public import PublicData, warn_raw_public_array
 from ..utils._nested_fit import recorded_in_this_thread
 from ..utils._private_errors import (
+    message_of,
     say_withheld_warnings,
     value_free_start,
     withheld_detail,
@@ -124,7 +125,7 @@ def on_private(name, method, *args, action="transform"):
         ):
             result = method(*args)
     except Exception as exc:
-        failure, kept = type(exc), value_free_start(str(exc))
+        failure, kept = type(exc), value_free_start(message_of(exc))
     else:
         say_withheld_warnings(recorded, f"step {name!r} on the private rows (X)")
         return result

@@ -24,6 +24,7 @@ __all__ = [
     "call_inner_on_private",
     "call_on_private",
     "mark_value_free",
+    "message_of",
     "say_withheld_warnings",
     "value_free_start",
     "withheld_detail",
@@ -136,7 +137,7 @@ def call_on_private(func, *args, what="the private rows", **kwargs):
     except (TypeError, ValueError, OverflowError) as exc:
         # OverflowError: numpy's conversion of a Python int beyond float64
         # ("int too large to convert to float") in an object array.
-        failure, kept = type(exc), value_free_start(str(exc))
+        failure, kept = type(exc), value_free_start(message_of(exc))
     kind = TypeError if issubclass(failure, TypeError) else ValueError
     if kept is None:
         raise kind(
@@ -200,10 +201,21 @@ def _passed_on(exc):
     return ValueError(written)
 
 
-def _message(exc):
+def message_of(exc):
+    """``str(exc)``, or ``""`` when the exception's ``__str__`` fails.
+
+    Raised inside an ``except`` block, that failure would carry the original
+    exception, and its private values, as its ``__context__`` (a review).
+
+    Examples
+    --------
+    >>> from sklearn_semiprivate.utils._private_errors import message_of
+    >>> message_of(ValueError("bad")), message_of(KeyError)
+    ('bad', "<class 'KeyError'>")
+    """
     try:
         return str(exc)
-    except Exception:  # an exception class whose __str__ fails (a review)
+    except Exception:
         return ""
 
 
@@ -284,7 +296,7 @@ def call_inner_on_private(estimator, method, *args, what, **kwargs):
             result = call(*args, **kwargs)
     except Exception as exc:
         failure, passed = type(exc), _passed_on(exc)
-        kept = None if passed is not None else value_free_start(_message(exc))
+        kept = None if passed is not None else value_free_start(message_of(exc))
     else:
         say_withheld_warnings(recorded, what)
         return result
