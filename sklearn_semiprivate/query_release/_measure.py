@@ -22,6 +22,8 @@ the optimiser's path: ``w ∝ w0 exp(Aᵀ λ)`` at the minimiser ``λ`` of
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import math
+
 import numpy as np
 from scipy.optimize import minimize
 from scipy.special import logsumexp
@@ -86,7 +88,17 @@ class MeasureAll:
             self.noise_variance = self.mechanism.sigma**2
         else:
             self.mechanism = LaplaceMechanism(epsilon, sensitivity=l1 / n)
-            self.noise_variance = 2.0 * self.mechanism.scale**2
+            scale = self.mechanism.scale
+            self.noise_variance = 2.0 * scale * scale
+        if not math.isfinite(self.noise_variance):
+            # From epsilon ~ 1e-160 (Laplace) ``scale**2`` was a bare
+            # OverflowError, and at 5e-324 the scale was inf and the fit of
+            # the measurements computed NaN after the charge. The caller
+            # builds this before the charge, so it refuses for free.
+            raise ValueError(
+                f"epsilon={epsilon!r} is too small: the noise of one answer has "
+                "no finite variance as a double. Use a larger epsilon."
+            )
         self.cost = measure_all_cost(epsilon, delta, measurement)
 
     def sample(self, true_answers, rng):

@@ -471,6 +471,30 @@ def test_tiny_epsilon_is_refused_before_the_charge(support):
     assert ledger.history == []
 
 
+@pytest.mark.parametrize("epsilon", [1e-170, 1e-300, 5e-324])
+def test_tiny_epsilon_measure_all_is_refused_before_the_charge(epsilon):
+    # Laplace measurement of every query: from epsilon ~ 1e-155 (n = 50) the variance
+    # of the noise (2 b^2) was a bare OverflowError, and at 5e-324 the scale
+    # was inf and the fit computed NaN (RuntimeWarnings) after the charge.
+    X, pub = _binned_data()
+    ledger = PrivacyAccountant(epsilon=1.0, delta=1e-3)
+    qr = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[3, 3, 3]),
+        support="public",
+        selection="all",
+        measurement="laplace",
+        epsilon=epsilon,
+        delta=0.0,
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="no finite variance"):
+        qr.fit(X, X_public=pub)
+    assert ledger.history == []
+    # The smallest epsilon the check lets through fits to a distribution.
+    qr.set_params(epsilon=1e-140, accountant=None).fit(X, X_public=pub)
+    assert np.all(np.isfinite(qr.answers_))
+
+
 def test_public_rounds_are_calibrated_to_the_rounds_run(monkeypatch):
     # With n_iterations=None the number of rounds comes from the data: the
     # per-round parameters handed to the rounds must be those of that number
