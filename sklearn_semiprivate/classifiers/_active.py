@@ -34,78 +34,23 @@ from ..accounting._reservation import (
     reserve_on_every_ledger,
 )
 from ..utils._nested_fit import seed_unset_random_states
-from ..utils._numeric import exp_or_inf
 from ..utils._private_errors import call_inner_on_private, call_on_private
 from ..utils._private_reads import private_reads_refused
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
+from ._active_cost import _pool_factor, subsampling_privacy_cost
 from ._active_labels import (
     _ArrayOracle,
     _check_answers,
     _check_label_column,
     _with_unlabeled,
 )
-from ._base import (
-    base_read_refused,
-    check_label_kinds,
-    check_label_set,
-    check_private_labels,
-    label_kind,
-    refuse_unset_bounds,
-)
+from ._base import check_label_kinds, check_label_set, check_private_labels, label_kind
+from ._bounds import base_read_refused, refuse_unset_bounds
 from ._delegate import FittedBaseMixin
 from ._labelboost import LabelBoostClassifier
 
 __all__ = ["SubSamplingActiveClassifier", "subsampling_privacy_cost"]
-
-
-def _pool_factor(eps_base):
-    """``3 + e^{2 eps*}``: Claim 5.7 needs ``t >= n (3 + e^{2 eps*}) / epsilon``."""
-    # inf where e^{2 eps*} overflows (eps* above ~354.9): no pool is enough.
-    return 3.0 + exp_or_inf(2.0 * eps_base)
-
-
-def subsampling_privacy_cost(base_cost, epsilon):
-    """Claim 5.7's guarantee of Algorithm 4 around a ``(eps*, delta)`` learner.
-
-    ``(epsilon, (7 + e^{eps*}) / (3 + e^{2 eps*}) * epsilon * delta)`` when the
-    pool holds ``t >= n (3 + e^{2 eps*}) / epsilon`` rows. The claim's
-    statement prints ``7 + eps*``; its proof ends with ``7 + e^{eps*}``
-    (``(n/t)(1 + e^{eps*} + 2 e^{eps}) delta`` with ``e^{eps} <= 3``), the larger
-    one, which is what is reported. Replace-one neighbours on the fully labeled
-    pool (Definition 5.3); the transcript is not covered (see
-    :class:`SubSamplingActiveClassifier`).
-
-    Parameters
-    ----------
-    base_cost : PrivacyCost or (epsilon, delta)
-        The base learner's cost.
-    epsilon : float
-        Target epsilon in ``(0, 1]``.
-
-    Returns
-    -------
-    cost : PrivacyCost
-
-    Examples
-    --------
-    >>> from sklearn_semiprivate.classifiers._active import subsampling_privacy_cost
-    >>> subsampling_privacy_cost((1.0, 0.0), 0.1)
-    PrivacyCost(epsilon=0.1, delta=0.0)
-    >>> round(subsampling_privacy_cost((1.0, 1e-6), 0.5).delta, 9)
-    4.68e-07
-    """
-    eps_base, delta_base = (float(v) for v in base_cost)
-    if not 0 < epsilon <= 1:
-        raise ValueError(f"epsilon must be in (0, 1], got {epsilon!r}.")
-    if _pool_factor(eps_base) < math.inf:
-        factor = (7.0 + math.exp(eps_base)) / _pool_factor(eps_base)
-    else:
-        # The ratio divided through by e^{2 eps*} (which overflows) is
-        # e^{-eps*} (1 + 7 e^{-eps*}) / (1 + 3 e^{-2 eps*}); dropping the
-        # denominator (>= 1) leaves an upper bound, equal to it in doubles.
-        factor = math.exp(-eps_base) * (1.0 + 7.0 * math.exp(-eps_base))
-    return PrivacyCost(float(epsilon), min(1.0, factor * epsilon * delta_base))
 
 
 class SubSamplingActiveClassifier(

@@ -41,12 +41,8 @@ from ..utils._sklearn_compat import (
     validate_data,
 )
 from . import _labelboost_steps as steps
-from ._base import (
-    base_read_refused,
-    check_private_labels,
-    prepare_fit_data,
-    refuse_unset_bounds,
-)
+from ._base import check_private_labels, prepare_fit_data
+from ._bounds import base_read_refused, refuse_unset_bounds
 from ._delegate import FittedBaseMixin
 from ._labelboost_plan import _UNLABELED, LabelBoostPlanMixin
 from ._labelboost_steps import (

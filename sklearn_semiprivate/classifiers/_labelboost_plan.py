@@ -26,7 +26,7 @@ from ..accounting._reservation import (
 from ..hypotheses import PartitionLabelings
 from ..utils._nested_fit import dropped_warnings
 from . import _labelboost_steps as steps
-from ._base import base_read_refused
+from ._bounds import base_read_refused
 from ._labelboost_steps import labelboost_privacy_cost, labelboost_schedule
 
 __all__ = ["LabelBoostPlanMixin"]

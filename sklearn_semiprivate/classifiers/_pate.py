@@ -40,14 +40,8 @@ from ..utils._sklearn_compat import (
     StrOptions,
     _fit_context,
 )
-from ._base import (
-    check_bounds,
-    check_private_labels,
-    data_independent_points,
-    infer_bounds_with_leak,
-    prepare_fit_data,
-    warn_no_public_data,
-)
+from ._base import check_private_labels, prepare_fit_data, warn_no_public_data
+from ._bounds import check_bounds, data_independent_points, infer_bounds_with_leak
 from ._pate_votes import (
     dry_run,
     gnmax_sigma,

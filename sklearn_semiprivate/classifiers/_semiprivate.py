@@ -37,14 +37,12 @@ from ..utils._sklearn_compat import (
     _fit_context,
 )
 from ._base import (
-    check_bounds,
     check_private_labels,
-    data_independent_points,
     describe_member,
-    infer_bounds_with_leak,
     prepare_fit_data,
     warn_no_public_data,
 )
+from ._bounds import check_bounds, data_independent_points, infer_bounds_with_leak
 from ._progress import FitProgress, describe_class
 from ._semiprivate_predict import ChosenMemberMixin
 

@@ -30,12 +30,8 @@ from ..utils._sklearn_compat import (
     _fit_context,
     validate_data,
 )
-from ._base import (
-    check_private_labels,
-    domain_box,
-    prepare_fit_data,
-    warn_no_public_data,
-)
+from ._base import check_private_labels, prepare_fit_data, warn_no_public_data
+from ._bounds import domain_box
 from ._sgd_steps import (
     PublicScaling,
     private_sgd,

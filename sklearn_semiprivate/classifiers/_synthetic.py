@@ -45,13 +45,8 @@ from ..utils._sklearn_compat import (
     StrOptions,
     _fit_context,
 )
-from ._base import (
-    check_bounds,
-    data_independent_points,
-    infer_bounds_with_leak,
-    prepare_fit_data,
-    warn_no_public_data,
-)
+from ._base import prepare_fit_data, warn_no_public_data
+from ._bounds import check_bounds, data_independent_points, infer_bounds_with_leak
 from ._released import ReleasedModelMixin
 
 __all__ = ["SyntheticDataClassifier"]

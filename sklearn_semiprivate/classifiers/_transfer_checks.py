@@ -21,7 +21,8 @@ import numpy as np
 from sklearn.utils import check_array
 
 from ..utils._private_errors import call_on_private
-from ._base import check_label_kinds, label_kind, refuse_unset_bounds
+from ._base import check_label_kinds, label_kind
+from ._bounds import refuse_unset_bounds
 
 __all__ = [
     "check_learner_bounds",
@@ -55,7 +56,7 @@ def check_learner_bounds(learner, has_public):
     Each round fits the learner on the curator's secret draws: with its
     ``bounds`` unset and no public data it would read their range, and
     Claim 4.1 covers the learner's stated cost only (see
-    :func:`~._base.refuse_unset_bounds`).
+    :func:`~._bounds.refuse_unset_bounds`).
 
     Examples
     --------

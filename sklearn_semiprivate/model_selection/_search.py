@@ -32,7 +32,8 @@ from sklearn.utils.validation import column_or_1d
 
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import reserve_budget
-from ..classifiers._base import label_kind, unset_bounds
+from ..classifiers._base import label_kind
+from ..classifiers._bounds import unset_bounds
 from ..pipeline._checks import unwrap_public
 from ..utils._nested_fit import dropped_in_this_thread
 from ..utils._private_errors import call_on_private
