@@ -114,7 +114,9 @@ class SubSamplingActiveClassifier(
         learner's ledger, if it has one).
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only (an unseeded ``estimator``'s
-        ``random_state``). ``J`` is drawn from fresh OS entropy on every fit.
+        ``random_state`` when it is of this package or scikit-learn; another
+        library's learner may draw its noise from it, and is left unseeded).
+        ``J`` is drawn from fresh OS entropy on every fit.
 
     Attributes
     ----------
@@ -563,7 +565,11 @@ class SubSamplingActiveClassifier(
         # Every open label set, nested ones too (a pipeline's last step): left
         # None, it would be read off the queried labels (a review).
         estimator.set_params(**dict.fromkeys(open_classes(estimator), classes))
-        return seed_unset_random_states(estimator, public_seed(rng))
+        # Another library's learner may draw its noise from random_state: a
+        # seed from the public side would fix it (a review). Left unseeded.
+        return seed_unset_random_states(
+            estimator, public_seed(rng), known_owners_only=True
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

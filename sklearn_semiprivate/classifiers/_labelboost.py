@@ -158,7 +158,9 @@ class LabelBoostClassifier(
         base learner's ledger, if it has one).
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only (an unseeded ``estimator``'s
-        ``random_state``). The deletions, the sub-sampling and the
+        ``random_state`` when it is of this package or scikit-learn; another
+        library's learner may draw its noise from it, and is left unseeded).
+        The deletions, the sub-sampling and the
         exponential mechanism draw fresh OS entropy on every fit.
 
     Attributes
@@ -457,8 +459,11 @@ class LabelBoostClassifier(
         # Every open label set, nested ones too (a pipeline's last step): left
         # None, it would be read off the relabeled rows (a review).
         estimator.set_params(**dict.fromkeys(open_classes(estimator), classes))
-        # Package estimators seed only their public side with random_state.
-        return seed_unset_random_states(estimator, public_seed(rng))
+        # Package estimators seed only their public side with random_state;
+        # another library's learner may draw its noise from it: left unseeded.
+        return seed_unset_random_states(
+            estimator, public_seed(rng), known_owners_only=True
+        )
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

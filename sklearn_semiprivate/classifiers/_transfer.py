@@ -129,8 +129,10 @@ class SubsampleTestReweighClassifier(
         Algorithm 2 (True) or Algorithm 1 (False, not private).
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only: the assignment of agents to batches and
-        the learner's unset ``random_state`` (and, with ``private=False``,
-        the draws). With ``private=True`` the draws from ``µ_t`` and the
+        the learner's unset ``random_state`` (with ``private=True``, only a
+        learner of this package or scikit-learn: another library's may draw
+        its noise from it, and is left unseeded; with ``private=False``, the
+        draws too). With ``private=True`` the draws from ``µ_t`` and the
         randomized responses are fresh OS entropy on every fit (see
         :func:`~sklearn_semiprivate.reproducible_noise`).
     verbose : int, default=0
@@ -463,8 +465,12 @@ class SubsampleTestReweighClassifier(
         losses, max_w, ess, n_agents = [], [], [], []
         best, best_loss, best_iter, halted = None, np.inf, 0, False
         for t in range(plan.rounds):
+            # Another library's learner may draw its noise from random_state:
+            # left unseeded in the private rounds (a review).
             learner = seed_unset_random_states(
-                clone(plan.learner), public_seed(rng_learner)
+                clone(plan.learner),
+                public_seed(rng_learner),
+                known_owners_only=self.private,
             )
             # Claim 4.1's round: kappa-dense mu_t, m1 secret draws, M.
             with leaks_are_errors(self.private):

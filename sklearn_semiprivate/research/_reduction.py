@@ -176,8 +176,10 @@ class PublicDataReduction(InnerLedgersMixin, ClassifierMixin, BaseEstimator):
         fitted with its ledgers cleared, then names them again.
     random_state : int, RandomState instance or None, default=None
         Seeds the public-side randomness only: PubSamp's dummies, and the
-        wrapped learner's ``random_state`` when it has none (which, for a
-        learner of this package, seeds its public side only). PrivSamp's coins
+        wrapped learner's ``random_state`` when it has none and is of this
+        package (which seeds its public side only with it) or scikit-learn.
+        Another library's learner may draw its noise from its
+        ``random_state``: it is left unseeded. PrivSamp's coins
         and dummies, which hide where the real rows sit, are fresh OS entropy
         on every fit.
 
@@ -311,7 +313,11 @@ class PublicDataReduction(InnerLedgersMixin, ClassifierMixin, BaseEstimator):
         rng_pub, rng_fit = spawn_rngs(self.random_state, 2)
         X_pub, y_pub = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
         public = self._public_sample(X_pub, y_pub, data)
-        est = seed_unset_random_states(clone(self.estimator), public_seed(rng_fit))
+        # Another library's learner may draw its noise from random_state: a
+        # public seed would fix it (a review), so it is left unseeded.
+        est = seed_unset_random_states(
+            clone(self.estimator), public_seed(rng_fit), known_owners_only=True
+        )
         est.set_params(**dict.fromkeys(open_classes(est), classes))
         n_real = X.shape[0]
         p = 1.0 / (100 * self.n_public)  # Alg. 2 step 2

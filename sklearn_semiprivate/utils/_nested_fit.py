@@ -53,7 +53,7 @@ _WARNINGS_LOCK = threading.RLock()
 _IN_PRIVATE_BLOCK = threading.local()
 
 
-def seed_unset_random_states(estimator, seed):
+def seed_unset_random_states(estimator, seed, *, known_owners_only=False):
     """Seed every ``random_state`` parameter of ``estimator`` that is None.
 
     Nested parameters are included (``clf__random_state`` in a
@@ -71,6 +71,15 @@ def seed_unset_random_states(estimator, seed):
         Modified in place (pass a clone).
     seed : int
         Non-negative; secret or public, as the estimator's training rows are.
+    known_owners_only : bool, default=False
+        Seed only the parameters whose owner, and every estimator that holds
+        it, is of this package or of scikit-learn, whose ``random_state`` is
+        never privacy noise (this package's learners seed their public side
+        with it). A private learner of another library may draw its noise
+        from its ``random_state`` (scikit-learn's convention, which diffprivlib
+        follows): seeded from a public seed, that noise could be recomputed
+        by anyone (a review), so it is left at None. For a learner fitted on
+        private rows under a seed from the public side.
 
     Returns
     -------
@@ -89,15 +98,35 @@ def seed_unset_random_states(estimator, seed):
     ... ] is not None
     True
     """
+    params = estimator.get_params(deep=True)
     keys = [
         key
-        for key, value in estimator.get_params(deep=True).items()
-        if value is None and key.rsplit("__", 1)[-1] == "random_state"
+        for key, value in params.items()
+        if value is None
+        and key.rsplit("__", 1)[-1] == "random_state"
+        and (not known_owners_only or _known_owners(estimator, params, key))
     ]
     if keys:
         states = np.random.SeedSequence(int(seed)).generate_state(len(keys))
         estimator.set_params(**{k: int(s) for k, s in zip(keys, states)})
     return estimator
+
+
+def _known_owners(estimator, params, key):
+    """Whether the owner of ``key`` and every estimator holding it are known.
+
+    Known: of this package or of scikit-learn (``type(obj).__module__``).
+    """
+    path = key.split("__")[:-1]
+    owners = [estimator] + [
+        params.get("__".join(path[: i + 1])) for i in range(len(path))
+    ]
+    return all(
+        type(owner).__module__.split(".")[0] in _KNOWN_PACKAGES for owner in owners
+    )
+
+
+_KNOWN_PACKAGES = ("sklearn", __name__.split(".")[0])
 
 
 def quiet(estimator):

@@ -1,0 +1,162 @@
+"""A learner of another library, fitted on private rows, is never seeded publicly.
+
+DESIGN §2: privacy noise is fresh on every fit, and no parameter determines
+it. This package's learners draw their noise from OS entropy and seed only
+their public side with ``random_state``, so the wrappers seed an unset
+``random_state`` of theirs from their own (public) one, for reproducible
+public steps. A private learner of another library may follow scikit-learn's
+convention instead (diffprivlib does): all its randomness, noise included,
+from ``random_state``. A review found LabelBoost, the active learner, the
+transfer learner and PublicDataReduction giving such a learner a seed derived
+from their public ``random_state`` alone: its noise was the same on every fit,
+anyone could recompute it, and the released counts gave the exact ones back.
+"""
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.preprocessing import StandardScaler
+
+from sklearn_semiprivate import (
+    LabelBoostClassifier,
+    PrivacyCost,
+    PublicData,
+    PublicFittedPipeline,
+    SemiPrivateTreeClassifier,
+    SubsampleTestReweighClassifier,
+    SubSamplingActiveClassifier,
+)
+from sklearn_semiprivate.hypotheses import DecisionStumps
+from sklearn_semiprivate.research import PublicDataReduction
+from sklearn_semiprivate.utils._nested_fit import seed_unset_random_states
+
+# Every random_state a foreign learner's fit saw, in order.
+SEEN = []
+
+
+class _ForeignDPLearner(ClassifierMixin, BaseEstimator):
+    """A user's DP learner: states its cost like this package's learners, and
+    takes all its randomness from random_state (scikit-learn's convention)."""
+
+    _parameter_constraints: dict = {}
+
+    def __init__(self, epsilon=0.5, classes=None, bounds=None, random_state=None):
+        self.epsilon = epsilon
+        self.classes = classes
+        self.bounds = bounds
+        self.random_state = random_state
+
+    def _privacy_cost(self, **fit_params):
+        return PrivacyCost(float(self.epsilon), 0.0)
+
+    def _privacy_neighbours(self, **fit_params):
+        return "both"
+
+    def fit(self, X, y, X_public=None, y_public=None):
+        SEEN.append(self.random_state)
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict(self, X):
+        return np.zeros(np.asarray(X).shape[0], dtype=int)
+
+
+def _wrappers(learner):
+    box = (-2, 2)
+    return {
+        "LabelBoost": LabelBoostClassifier(
+            learner(bounds=box), hypothesis_class=DecisionStumps(),
+            vc_dim=2, n_base=1, classes=[0, 1], random_state=0,
+        ),
+        "active": SubSamplingActiveClassifier(
+            learner(epsilon=0.01, bounds=box), classes=[0, 1], random_state=0,
+        ),
+        "reduction": PublicDataReduction(
+            learner(), n_public=2, classes=[0, 1], random_state=0,
+        ),
+        "transfer": SubsampleTestReweighClassifier(
+            learner(bounds=box, classes=[0, 1]), alpha=0.1, epsilon=2.0, delta=1e-5,
+            kappa=0.5, local_epsilon=1.0, max_iter=3, n_subsample=20,
+            random_state=0,
+        ),
+    }  # fmt: skip
+
+
+def _data(name):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(400, 3))
+    y = (X[:, 0] > 0).astype(int)
+    kw = {"X_public": PublicData(rng.uniform(-1, 1, size=(60, 3)))}
+    if name == "transfer":
+        X_t = rng.uniform(-1, 1, size=(4000, 3))
+        kw.update(X_target=X_t, y_target=(X_t[:, 0] > 0).astype(int))
+    return X, y, kw
+
+
+@pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction", "transfer"])
+def test_a_foreign_private_learner_is_left_unseeded(name):
+    X, y, kw = _data(name)
+    SEEN.clear()
+    _wrappers(_ForeignDPLearner)[name].fit(X, y, **kw)
+    # Under the public seed every fit saw an int derived from random_state=0.
+    assert SEEN and all(seed is None for seed in SEEN), SEEN
+
+
+# The transfer learner takes only a learner with an ``epsilon`` parameter.
+@pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction"])
+def test_a_foreign_learner_inside_this_package_s_pipeline_is_left_unseeded(name):
+    # The owner of the parameter is foreign; its holder (the pipeline) is ours.
+    def learner(**kw):
+        return PublicFittedPipeline(
+            [("s", StandardScaler()), ("clf", _ForeignDPLearner(**kw))]
+        )
+
+    X, y, kw = _data(name)
+    SEEN.clear()
+    _wrappers(learner)[name].fit(X, y, **kw)
+    assert SEEN and all(seed is None for seed in SEEN), SEEN
+
+
+def test_known_owners_only_seeds_this_package_and_scikit_learn_only():
+    from sklearn.cluster import KMeans
+    from sklearn.pipeline import Pipeline
+
+    class _Holder(BaseEstimator):
+        def __init__(self, inner=None, random_state=None):
+            self.inner = inner
+            self.random_state = random_state
+
+    est = Pipeline(
+        [
+            ("km", KMeans(n_clusters=2)),  # scikit-learn: seeded
+            ("tree", SemiPrivateTreeClassifier()),  # this package: seeded
+            ("foreign", _ForeignDPLearner()),  # another library: not
+            ("holder", _Holder(inner=KMeans())),  # held by a foreign one: not
+        ]
+    )
+    seed_unset_random_states(est, 0, known_owners_only=True)
+    params = est.get_params()
+    assert isinstance(params["km__random_state"], int)
+    assert isinstance(params["tree__random_state"], int)
+    assert params["foreign__random_state"] is None
+    assert params["holder__random_state"] is None
+    assert params["holder__inner__random_state"] is None
+    # Without the option every unset one is seeded (the public-side callers).
+    seed_unset_random_states(est, 0)
+    assert isinstance(est.get_params()["holder__inner__random_state"], int)
+
+
+def test_this_package_s_learner_is_still_seeded_on_its_public_side():
+    # The reduction's inner tree gets a seed from random_state (its public
+    # side), so that two fits with the same random_state share its public steps.
+    X, y, kw = _data("reduction")
+    seeds = []
+    for _ in range(2):
+        red = PublicDataReduction(
+            SemiPrivateTreeClassifier(max_depth=1, classes=[0, 1]),
+            n_public=2,
+            classes=[0, 1],
+            random_state=0,
+        ).fit(X, y, **kw)
+        seeds.append(red.estimator_.random_state)
+    assert isinstance(seeds[0], int) and seeds[0] == seeds[1]
