@@ -36,6 +36,8 @@ import warnings
 
 import numpy as np
 
+from ._rng import _REPRODUCIBLE_NOISE
+
 __all__ = [
     "dropped_in_this_thread",
     "dropped_warnings",
@@ -79,7 +81,9 @@ def seed_unset_random_states(estimator, seed, *, known_owners_only=False):
         from its ``random_state`` (scikit-learn's convention, which diffprivlib
         follows): seeded from a public seed, that noise could be recomputed
         by anyone (a review), so it is left at None. For a learner fitted on
-        private rows under a seed from the public side.
+        private rows under a seed from the public side. Inside
+        :func:`~sklearn_semiprivate.reproducible_noise`, whose output is
+        declared not private, every unset one is seeded.
 
     Returns
     -------
@@ -104,7 +108,11 @@ def seed_unset_random_states(estimator, seed, *, known_owners_only=False):
         for key, value in params.items()
         if value is None
         and key.rsplit("__", 1)[-1] == "random_state"
-        and (not known_owners_only or _known_owners(estimator, params, key))
+        and (
+            not known_owners_only
+            or _REPRODUCIBLE_NOISE.get()
+            or _known_owners(estimator, params, key)
+        )
     ]
     if keys:
         states = np.random.SeedSequence(int(seed)).generate_state(len(keys))

@@ -25,6 +25,7 @@ from sklearn_semiprivate import (
     SemiPrivateTreeClassifier,
     SubsampleTestReweighClassifier,
     SubSamplingActiveClassifier,
+    reproducible_noise,
 )
 from sklearn_semiprivate.hypotheses import DecisionStumps
 from sklearn_semiprivate.research import PublicDataReduction
@@ -100,6 +101,16 @@ def test_a_foreign_private_learner_is_left_unseeded(name):
     _wrappers(_ForeignDPLearner)[name].fit(X, y, **kw)
     # Under the public seed every fit saw an int derived from random_state=0.
     assert SEEN and all(seed is None for seed in SEEN), SEEN
+
+
+@pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction", "transfer"])
+def test_inside_reproducible_noise_a_foreign_learner_is_seeded(name):
+    # Its output is declared not private there: identical refits need it.
+    X, y, kw = _data(name)
+    SEEN.clear()
+    with reproducible_noise():
+        _wrappers(_ForeignDPLearner)[name].fit(X, y, **kw)
+    assert SEEN and all(isinstance(seed, int) for seed in SEEN), SEEN
 
 
 # The transfer learner takes only a learner with an ``epsilon`` parameter.
