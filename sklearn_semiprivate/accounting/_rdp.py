@@ -547,8 +547,15 @@ def calibrate_noise(curve, epsilon, delta, *, orders, conversion="improved"):
     """
 
     def eps_at(log_sigma):
-        rdp = curve(math.exp(log_sigma))
-        return float(np.min(_epsilons(orders, rdp, delta, conversion)))
+        # Near the largest double (epsilon ~ 1e305) a small sigma's curve
+        # overflows: inf, or NaN from inf - inf. Either is read as "above
+        # epsilon" (no certificate), without the RuntimeWarnings, so the
+        # search ends at a sigma whose curve is finite (a review: the fit's
+        # own check of that curve then failed after the charge).
+        with np.errstate(over="ignore", invalid="ignore"):
+            rdp = curve(math.exp(log_sigma))
+            eps = float(np.min(_epsilons(orders, rdp, delta, conversion)))
+        return eps if math.isfinite(eps) and np.all(np.isfinite(rdp)) else math.inf
 
     floor = float(np.min(_epsilons(orders, np.zeros_like(orders), delta, conversion)))
     if floor >= epsilon:

@@ -178,3 +178,26 @@ def test_laplace_scale_is_unchanged_where_it_is_normal():
     assert LaplaceMechanism(1e300, sensitivity=1.0).scale == 1e-300
     assert LaplaceMechanism(0.5, sensitivity=2.0).scale == 4.0
     assert lnmax_scale(0.5, 3) == 12.0
+
+
+@pytest.mark.parametrize("epsilon", [1e305, 1e306, 1e308, 1.7e308])
+def test_dp_sgd_calibration_near_the_largest_double(epsilon):
+    # A review: from epsilon = 1e306 SemiPrivateLogisticRegression was
+    # charged, read the rows, and then failed ("curve must be finite, found
+    # NaN") in its own check of the calibrated noise; from 1e305 the
+    # calibration's search raised RuntimeWarnings (overflowing curves). The
+    # search now reads a non-finite curve as uncertified, so the noise it
+    # returns has a finite curve that certifies at most epsilon.
+    from sklearn_semiprivate import SemiPrivateLogisticRegression
+    from sklearn_semiprivate.classifiers._sgd_steps import sgd_noise, sgd_privacy
+
+    z, s = sgd_noise(epsilon, 1e-7, 0.01, 2000)  # warnings are errors here
+    cost = sgd_privacy(z, s, 0.01, 2000, 1e-7)
+    assert 0 < cost.epsilon <= epsilon and cost.delta <= 1e-7
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    ledger = PrivacyAccountant(epsilon=math.inf, delta=1e-3)
+    clf = SemiPrivateLogisticRegression(epsilon=epsilon, delta=1e-7, accountant=ledger)
+    clf.set_params(classes=[0, 1]).fit(X, y, X_public=PublicData(X[:40]))
+    assert math.isfinite(clf.replace_one_privacy_.epsilon)
