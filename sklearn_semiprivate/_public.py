@@ -21,6 +21,7 @@ from .utils._rng import check_rng
 __all__ = [
     "PublicData",
     "check_public_data",
+    "column_names",
     "declared_classes",
     "declared_label_set",
     "open_classes",
@@ -85,11 +86,23 @@ class PublicData:
         self.y = state["y"]
 
 
-def _feature_names(X):
+def column_names(X):
+    """The column labels of a data frame, as strings, or None: schema, no value.
+
+    Labels of every type, not only scikit-learn's string feature names: a
+    review found private and public frames with integer labels (pandas'
+    default) in different orders accepted, since ``feature_names_in_`` is
+    None for them.
+    """
     cols = getattr(X, "columns", None)
     if cols is None:
         return None
     return np.asarray([str(c) for c in cols], dtype=object)
+
+
+def _has_string_columns(X):
+    cols = getattr(X, "columns", None)
+    return cols is not None and all(isinstance(c, str) for c in cols)
 
 
 def warn_raw_public_array(stacklevel):
@@ -190,7 +203,7 @@ def check_public_data(
             )
         return None, None
 
-    public_names = _feature_names(Xp)
+    public_names = column_names(Xp)
     if (
         public_names is not None
         and feature_names is not None
@@ -205,9 +218,11 @@ def check_public_data(
             "The public data set is empty (0 rows). Pass X_public=None for no "
             "public data."
         )
-    if public_names is not None and feature_names is None:
-        # Reads column names only. The usual cause: a plain Pipeline's earlier
-        # steps turned X into an array and left X_public a DataFrame.
+    if feature_names is None and _has_string_columns(Xp):
+        # Reads column names only (strings: scikit-learn's feature names; a
+        # frame's default integer labels are positions, as for an array). The
+        # usual cause: a plain Pipeline's earlier steps turned X into an array
+        # and left X_public a DataFrame.
         warnings.warn(
             "X_public has column names but the private X reaching this estimator "
             "has none. If it is the last step of a scikit-learn Pipeline, the "

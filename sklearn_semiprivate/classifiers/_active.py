@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 
 from .._public import (
     check_public_data,
+    column_names,
     declared_classes,
     open_classes,
     resolve_classes,
@@ -292,6 +293,7 @@ class SubSamplingActiveClassifier(
         if label_oracle is not None and not callable(label_oracle):
             raise TypeError("label_oracle must be callable: indices -> labels.")
         (rng_base,) = spawn_rngs(self.random_state, 1)
+        names = column_names(X)  # any labels: feature_names_in_ has strings only
         # Format checks of the pool only; y is not looked at here.
         X = call_on_private(
             validate_data, self, X, reset=True, dtype=np.float64,
@@ -305,7 +307,7 @@ class SubSamplingActiveClassifier(
         n, m, fit_kw, cost_kw = self._sizes(t, X_public, y_public)
         # Public data and the public label set: checked before the charge and
         # before the oracle is asked (questions about public inputs only).
-        classes = self._public_classes(X, X_public, y_public)
+        classes = self._public_classes(X, X_public, y_public, names)
         if classes is None and m < 2:
             # The label set would be read off m < 2 queried labels: one class
             # at most, refused after the charge whatever the data (a review).
@@ -376,7 +378,7 @@ class SubSamplingActiveClassifier(
         self.transcript_privacy_spent_ = cost if self.store_transcript else base_cost
         return self
 
-    def _public_classes(self, X, X_public, y_public):
+    def _public_classes(self, X, X_public, y_public, names):
         """Check the public data; the label set if public (else None).
 
         ``classes``, else the base learner's, else the public labels. With a
@@ -388,8 +390,7 @@ class SubSamplingActiveClassifier(
             declared = resolve_classes(declared, None, None)
         _, yp = check_public_data(
             X_public, y_public, n_features=X.shape[1],
-            feature_names=getattr(self, "feature_names_in_", None),
-            classes=declared,
+            feature_names=names, classes=declared,
         )  # fmt: skip
         if declared is None and yp is None:
             return None

@@ -16,6 +16,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._public import (
     check_public_data,
+    column_names,
     declared_classes,
     declared_label_set,
     resolve_classes,
@@ -93,6 +94,7 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
     data : PreparedData
     """
     y_kind = label_kind(y)  # before validation turns pandas labels to objects
+    names = column_names(X)  # any labels, not only feature_names_in_'s strings
     # Format errors come before the charge: their messages must not quote a
     # private value (scikit-learn's do, e.g. "could not convert string to
     # float: '<cell>'"), so only a value-free start of them is kept.
@@ -117,7 +119,7 @@ def prepare_fit_data(estimator, X, y, X_public, y_public, *, classes, n_public, 
         X_public,
         y_public,
         n_features=X.shape[1],
-        feature_names=getattr(estimator, "feature_names_in_", None),
+        feature_names=names,
         classes=declared,
     )
     # The label set comes from the *whole* public set, before subsampling, so

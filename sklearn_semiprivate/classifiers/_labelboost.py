@@ -26,7 +26,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.multiclass import check_classification_targets
 
-from .._public import check_public_data, open_classes, without_column_names
+from .._public import (
+    check_public_data,
+    column_names,
+    open_classes,
+    without_column_names,
+)
 from ..accounting import PrivacyAccountant
 from ..accounting._reservation import InnerLedgersMixin, reserve_on_every_ledger
 from ..utils._nested_fit import seed_unset_random_states
@@ -337,6 +342,7 @@ class LabelBoostClassifier(
             Fitted estimator.
         """
         (rng_base,) = spawn_rngs(self.random_state, 1)
+        names = column_names(X)  # any labels: feature_names_in_ has strings only
         # Format checks only: shapes, finite values, the label dtype.
         X, y = call_on_private(
             validate_data, self, X, y, reset=True, dtype=np.float64,
@@ -358,7 +364,6 @@ class LabelBoostClassifier(
         y_lab = _labeled_values(y_lab)
         call_on_private(check_classification_targets, y_lab, what="the private labels")
         # prepare_fit_data re-validates the (array) rows: keep the names.
-        names = getattr(self, "feature_names_in_", None)
         if names is not None and X_public is not None:
             # Public column names checked against X's, then dropped: the rows
             # below are arrays (public data only).

@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._public import without_column_names
+from .._public import column_names, without_column_names
 from ..accounting import PrivacyAccountant, PrivacyCost
 from ..accounting._reservation import (
     InnerLedgersMixin,
@@ -395,6 +395,7 @@ class SubsampleTestReweighClassifier(
             checks.check_private_learner(learner.get_params(deep=False))
             # It would read its box off the secret draws, outside Claim 4.1.
             checks.check_learner_bounds(learner, has_public=X_public is not None)
+        names = column_names(X)  # any labels: feature_names_in_ has strings only
         # Algorithm 1 is not private: reading the labels is no leak.
         with reads_not_leaks() if not self.private else contextlib.nullcontext():
             data = prepare_fit_data(
@@ -405,7 +406,7 @@ class SubsampleTestReweighClassifier(
         n_target = None
         if target_oracle is None:
             X_target, y_target = checks.check_target(
-                X_target, y_target, d, classes=data.classes
+                X_target, y_target, d, classes=data.classes, feature_names=names
             )
             n_target = X_target.shape[0]
             if self.private and n_target == n:

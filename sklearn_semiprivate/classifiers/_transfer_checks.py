@@ -20,6 +20,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils import check_array
 
+from .._public import column_names
 from ..utils._private_errors import call_on_private
 from ._base import check_label_kinds, label_kind
 from ._bounds import refuse_unset_bounds
@@ -92,13 +93,30 @@ def check_target_source(X_target, y_target, target_oracle):
         )
 
 
-def check_target(X_target, y_target, n_features, classes=None):
+def check_target(X_target, y_target, n_features, classes=None, feature_names=None):
     """Format checks of the agents' rows; no value is quoted in an error.
+
+    ``feature_names``: the column labels of the curator's ``X`` (as
+    :func:`~sklearn_semiprivate._public.column_names` gives them); a data frame
+    ``X_target`` must have the same, in the same order (a review: reordered
+    columns were accepted, charged, and the agents answered about a hypothesis
+    evaluated on the wrong columns).
 
     With ``classes``, string labels against a numeric label set (or the
     reverse) are refused; a label outside ``classes`` is not looked for: it
     counts as a loss in every round (no hypothesis predicts it).
     """
+    target_names = column_names(X_target)
+    if (
+        target_names is not None
+        and feature_names is not None
+        and not np.array_equal(target_names, feature_names)
+    ):
+        raise ValueError(
+            "X_target's column names differ from the private X's: "
+            f"{list(target_names)} vs {list(feature_names)}. The agents' rows "
+            "must have the curator's features, in the same order."
+        )
     X_target = call_on_private(
         check_array, X_target, dtype=np.float64, ensure_all_finite=True,
         what="the target rows (X_target)",

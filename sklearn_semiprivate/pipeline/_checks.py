@@ -10,7 +10,7 @@ a private value).
 
 import numpy as np
 
-from .._public import PublicData, warn_raw_public_array
+from .._public import PublicData, column_names, warn_raw_public_array
 from ..utils._nested_fit import recorded_in_this_thread
 from ..utils._private_errors import (
     message_of,
@@ -43,6 +43,10 @@ def _feature_names(X):
     return np.asarray(list(columns), dtype=object)
 
 
+def _listed(labels):
+    return None if labels is None else list(labels)
+
+
 def check_formats(X, X_public):
     """Feature count and names of ``X``, checked against the public rows'.
 
@@ -62,12 +66,22 @@ def check_formats(X, X_public):
             f"{n_features}; give the public rows in the input format of X: the "
             "pipeline transforms both."
         )
-    if (names is None) != (public_names is None) or (
-        names is not None and not np.array_equal(names, public_names)
+    # String names (scikit-learn's feature names) on one side only, or
+    # labels of any type (a frame's default integers too) that differ.
+    labels, public_labels = column_names(X), column_names(X_public)
+    if (
+        (names is None) != (public_names is None)
+        or (names is not None and not np.array_equal(names, public_names))
+        or (
+            labels is not None
+            and public_labels is not None
+            and not np.array_equal(labels, public_labels)
+        )
     ):
         raise ValueError(
             "X_public's columns must be those of the private X, in the same "
-            f"order: got {public_names} for X_public and {names} for X."
+            f"order: got {_listed(public_labels)} for X_public and "
+            f"{_listed(labels)} for X."
         )
     return n_features, names
 

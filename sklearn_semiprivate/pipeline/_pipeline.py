@@ -20,7 +20,7 @@ from sklearn.utils.metadata_routing import MetadataRouter, MethodMapping
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._public import PublicData, _feature_names, check_public_data
+from .._public import PublicData, check_public_data, column_names
 from ..accounting._reservation import accountant_keys
 from ..utils._private_errors import call_inner_on_private
 from ..utils._private_reads import warn_private_read
@@ -296,7 +296,7 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
             check_public_data(
                 PublicData(Xpt, yp),
                 n_features=np.shape(Xpt)[1],
-                feature_names=_feature_names(Xpt),
+                feature_names=column_names(Xpt),
                 classes=final.get_params().get("classes"),
             )
         if accountant_keys(final):

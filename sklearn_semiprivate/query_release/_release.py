@@ -29,7 +29,7 @@ the parameters alone.
 
 import numpy as np
 
-from .._public import check_public_data, declared_label_set
+from .._public import check_public_data, column_names, declared_label_set
 from ..accounting import PrivacyCost
 from ..accounting._reservation import reserve_budget
 from ..classifiers._base import check_label_kinds, check_private_labels, label_kind
@@ -78,6 +78,7 @@ class _ReleaseFit:
     """What ``PublicAssistedQueryRelease.fit`` runs, and its stated cost (a mixin)."""
 
     def _fit(self, X, y, X_public, y_public):
+        names = column_names(X)  # any labels: feature_names_in_ has strings only
         # Format checks only; their messages quote no private value.
         X = call_on_private(
             validate_data, self, X, reset=True, dtype=np.float64, what="the private X"
@@ -93,7 +94,7 @@ class _ReleaseFit:
             X_public,
             y_public if labeled else None,
             n_features=X.shape[1],
-            feature_names=getattr(self, "feature_names_in_", None),
+            feature_names=names,
             classes=declared if labeled else None,
             required=True,
         )

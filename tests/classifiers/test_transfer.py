@@ -987,3 +987,21 @@ def test_curator_draws_follow_the_generator_in_algorithm_2():
         )  # fmt: skip
         counts[np.unique(fitted.rows_)] += 1
     assert counts.max() < 0.3 * rounds  # expected about 0.05 * rounds
+
+
+def test_target_columns_in_another_order_are_refused_before_the_charge():
+    # A review: X_target with the curator's named columns reordered was
+    # accepted, charged, and the agents answered (each at local_epsilon)
+    # about a hypothesis evaluated on the wrong columns (n_iter_ 5 -> 1).
+    # The same X_public was refused for free. Integer labels are compared too.
+    pd = pytest.importorskip("pandas")
+    X, y, X_t, y_t = source_target()
+    for cols in (["income", "age"], [0, 1]):
+        ledger = PrivacyAccountant(epsilon=100.0, delta=1e-3)
+        frame, target = pd.DataFrame(X, columns=cols), pd.DataFrame(X_t, columns=cols)
+        clf = stl(accountant=ledger)
+        with pytest.raises(ValueError, match="X_target's column names differ"):
+            clf.fit(frame, y, X_target=target[cols[::-1]], y_target=y_t)
+        assert ledger.history == []
+        clf.fit(frame, y, X_target=target, y_target=y_t)  # the same order: fits
+        assert len(ledger.history) == 1
