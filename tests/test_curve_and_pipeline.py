@@ -383,3 +383,71 @@ def test_pipeline_states_its_last_steps_neighbours_for_the_public_data_given(lab
     assert fit_neighbours(pipe, **public) == (
         "add/remove" if labeled else "replace-one"
     )
+
+
+# --- a review of workflows (s19): the curve's budget and its test rows -----------
+
+
+def test_a_ledger_without_room_for_the_whole_curve_refuses_it_before_any_fit():
+    # Before: charged fit by fit, 3.5 of 4.0 spent, then PrivacyBudgetError
+    # and no scores.
+    from sklearn_semiprivate import PrivacyBudgetError, SemiPrivateTreeClassifier
+
+    X, y, X_pub, _, X_test, y_test = _curve_data()
+    ledger = PrivacyAccountant(epsilon=4.0)
+    est = SemiPrivateTreeClassifier(classes=[0, 1], accountant=ledger)
+    with pytest.raises(PrivacyBudgetError):
+        privacy_utility_curve(
+            est, X, y, X_public=PublicData(X_pub), X_test=X_test, y_test=y_test,
+            param_values=[0.5, 1.0], n_repeats=3,
+        )  # fmt: skip
+    assert ledger.history == []
+    # With room: one record per fit, each at its own epsilon.
+    ledger = PrivacyAccountant(epsilon=4.5)
+    est.set_params(accountant=ledger)
+    scores, _ = privacy_utility_curve(
+        est, X, y, X_public=PublicData(X_pub), X_test=X_test, y_test=y_test,
+        param_values=[0.5, 1.0], n_repeats=3,
+    )  # fmt: skip
+    assert scores.shape == (2, 3)
+    assert sorted(c.cost.epsilon for c in ledger.history) == [0.5] * 3 + [1.0] * 3
+
+
+def test_the_curve_runs_on_processes_with_an_in_memory_ledger():
+    # The fits after the first carry no ledger: the charges are made in this
+    # process, so loky's copies of an in-memory ledger are never asked.
+    from sklearn_semiprivate import SemiPrivateTreeClassifier
+
+    X, y, X_pub, _, X_test, y_test = _curve_data()
+    ledger = PrivacyAccountant(epsilon=10.0)
+    est = SemiPrivateTreeClassifier(classes=[0, 1], accountant=ledger)
+    scores, _ = privacy_utility_curve(
+        est, X, y, X_public=PublicData(X_pub), X_test=X_test, y_test=y_test,
+        param_values=[0.5, 1.0], n_repeats=2, n_jobs=2,
+    )  # fmt: skip
+    assert np.all(np.isfinite(scores)) and len(ledger.history) == 4
+
+
+def test_a_scoring_error_on_the_test_rows_quotes_no_value():
+    # Before: a PublicFittedPipeline (whose test rows are not checked before
+    # the first fit) gave scikit-learn's "could not convert string to float:
+    # '<cell>'" after that fit's charge.
+    from sklearn_semiprivate import SemiPrivateTreeClassifier
+
+    X, y, X_pub, _, X_test, y_test = _curve_data()
+    X_test = X_test.astype(object)
+    X_test[3, 1] = SECRET
+    ledger = PrivacyAccountant(epsilon=10.0)
+    pipe = make_public_fitted_pipeline(
+        StandardScaler(), SemiPrivateTreeClassifier(classes=[0, 1], accountant=ledger)
+    )
+    with pytest.raises(ValueError) as info:
+        privacy_utility_curve(
+            pipe, X, y, X_public=PublicData(X_pub), X_test=X_test, y_test=y_test,
+            param_name="semiprivatetreeclassifier__epsilon", param_values=[0.5, 1.0],
+            n_repeats=2,
+        )  # fmt: skip
+    assert SECRET not in str(info.value) and "Alice" not in str(info.value)
+    assert info.value.__cause__ is None and info.value.__context__ is None
+    # The first fit only was charged: the others were not reserved yet.
+    assert len(ledger.history) == 1

@@ -20,7 +20,14 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils import check_array, check_consistent_length, get_tags
 
 from .._public import PublicData
-from ..utils._private_errors import call_on_private
+from ..accounting._composition import compose_basic
+from ..accounting._reservation import (
+    every_ledger,
+    fit_cost,
+    reserve_on_ledgers,
+    without_ledgers,
+)
+from ..utils._private_errors import call_inner_on_private, call_on_private
 
 __all__ = ["privacy_utility_curve"]
 
@@ -149,7 +156,57 @@ def _check_n_repeats(n_repeats):
 
 def _fit_and_score(estimator, X, y, fit_params, scorer, X_test, y_test):
     estimator.fit(X, y, **fit_params)
-    return float(scorer(estimator, X_test, y_test))
+    # After the charge, on rows that may be held-out private ones: a scorer's
+    # error (scikit-learn's quote the cell: "could not convert string to
+    # float: '<cell>'", a review) keeps a value-free start, and its warnings
+    # are said without their text.
+    score = call_inner_on_private(
+        scorer, "__call__", estimator, X_test, y_test,
+        what="the test rows (X_test, y_test)",
+    )  # fmt: skip
+    return float(score)
+
+
+def _curve_ledgers(estimators, fit_params):
+    """Each fit's ledgers and cost, or None where the fits charge as they run.
+
+    The curve's cost is known from public parameters (each clone's
+    ``_privacy_cost``). A review found it charged fit by fit: on a ledger
+    too small for the whole curve, 3.5 of 4.0 were spent on scores that were
+    never returned. So every ledger (nested ones too) is checked here for its
+    whole share, with the ledger's own basic composition, before any fit. An
+    estimator holding a ledger without stating its cost (a scikit-learn
+    ``Pipeline`` around one of this package's) is not: its fits charge as they
+    run (None).
+    """
+    ledgers = [
+        [led for led in every_ledger(est) if led is not None] for est in estimators
+    ]
+    if not any(ledgers) or not hasattr(estimators[0], "_privacy_cost"):
+        return None
+    costs = [fit_cost(est, **fit_params) for est in estimators]
+    totals = {}
+    for held, cost in zip(ledgers, costs):
+        for ledger in {id(led): led for led in held}.values():
+            totals.setdefault(id(ledger), (ledger, []))[1].append(cost)
+    for ledger, charged in totals.values():
+        total = compose_basic(charged)
+        ledger.check(total.epsilon, total.delta)
+    return list(zip(ledgers, costs))
+
+
+def _reserve_up_front(estimators, charges):
+    """Charge the fits' costs (the records the fits would make); ledger-free clones.
+
+    After the first fit has been scored (so that test rows its steps cannot
+    take cost one fit, not the curve), before the others are dispatched: they
+    charge nothing, so any joblib backend may run them.
+    """
+    if charges is None:
+        return estimators
+    for est, (held, cost) in zip(estimators, charges):
+        reserve_on_ledgers(held, cost, est)
+    return [without_ledgers(est) for est in estimators]
 
 
 def _check_test_rows(estimator, X, X_test, y_test):
@@ -275,10 +332,14 @@ def privacy_utility_curve(
         As in :func:`sklearn.metrics.check_scoring`; None uses each estimator's
         ``score`` (accuracy for classifiers).
     n_jobs : int, default=None
-        Fits run in parallel with joblib. With a ``PrivacyAccountant`` on the
-        estimator, use threads (``joblib.parallel_config(backend="threading")``)
-        or a ledger with ``path=``: an in-memory ledger copied into a worker
-        process refuses to charge.
+        Fits run in parallel with joblib (the first one in this process).
+        The estimator's ledgers are checked for the whole curve before the
+        first fit and charged for the others before they are dispatched, and
+        those fits carry none, so any backend works. (An estimator that holds
+        a ledger without stating its cost, such as a scikit-learn
+        ``Pipeline`` around one of this package's, charges in each fit
+        instead: use threads or a ledger with ``path=``, since an in-memory
+        ledger copied into a worker process refuses to charge.)
 
     Returns
     -------
@@ -291,9 +352,10 @@ def privacy_utility_curve(
     Notes
     -----
     **What is private.** Each fit of ``estimator`` is as private as the
-    estimator, and with a ``PrivacyAccountant`` every one is charged: an
-    epsilon curve costs ``n_repeats * sum(param_values)`` under basic
-    composition.
+    estimator, and with a ``PrivacyAccountant`` every one is charged (a
+    ledger without room for the whole curve refuses it before the first fit,
+    spending nothing): an epsilon curve costs
+    ``n_repeats * sum(param_values)`` under basic composition.
     The baselines are **not** private: a ``"private"`` baseline reads the
     private rows without noise. A test score is an exact statistic of the test
     rows: when they are private rows (a held-out part of the private data),
@@ -341,11 +403,17 @@ def privacy_utility_curve(
     scorer = check_scoring(estimator, scoring=scoring)
     baseline_scorers = [check_scoring(b[1], scoring=scoring) for b in baseline_specs]
 
-    tasks = [
-        (clone(estimator).set_params(**{param_name: value}), X, y, fit_params, scorer)
+    curve_fits = [
+        clone(estimator).set_params(**{param_name: value})
         for value in param_values
         for _ in range(n_repeats)
     ]
+    charges = _curve_ledgers(curve_fits, fit_params)  # refuses a short ledger
+    # The first fit, here and charging as it runs: test rows that a
+    # composite estimator's steps cannot take (not checked above) fail on it.
+    first = _fit_and_score(curve_fits[0], X, y, fit_params, scorer, X_test, y_test)
+    rest = _reserve_up_front(curve_fits[1:], None if charges is None else charges[1:])
+    tasks = [(est, X, y, fit_params, scorer) for est in rest]
     n_fits = []
     for spec, baseline_scorer in zip(baseline_specs, baseline_scorers):
         _, baseline, data, deterministic = spec
@@ -358,6 +426,7 @@ def privacy_utility_curve(
         delayed(_fit_and_score)(est, X_fit, y_fit, params, sc, X_test, y_test)
         for est, X_fit, y_fit, params, sc in tasks
     )
+    results = [first, *results]
     start = len(param_values) * n_repeats
     scores = np.asarray(results[:start], dtype=float).reshape(-1, n_repeats)
     baseline_scores = {}
