@@ -24,6 +24,7 @@ __all__ = [
     "column_names",
     "declared_classes",
     "declared_label_set",
+    "labels_differ",
     "open_classes",
     "resolve_classes",
     "subsample_public",
@@ -87,7 +88,7 @@ class PublicData:
 
 
 def column_names(X):
-    """The column labels of a data frame, as strings, or None: schema, no value.
+    """The column labels of a data frame, or None: schema, no value.
 
     Labels of every type, not only scikit-learn's string feature names: a
     review found private and public frames with integer labels (pandas'
@@ -97,12 +98,23 @@ def column_names(X):
     cols = getattr(X, "columns", None)
     if cols is None:
         return None
-    return np.asarray([str(c) for c in cols], dtype=object)
+    return np.asarray(list(cols), dtype=object)
+
+
+def labels_differ(labels, other):
+    """Whether two arrays of column labels (or None) are both given and differ."""
+    return (
+        labels is not None and other is not None and not np.array_equal(labels, other)
+    )
 
 
 def _has_string_columns(X):
-    cols = getattr(X, "columns", None)
-    return cols is not None and all(isinstance(c, str) for c in cols)
+    return _all_strings(getattr(X, "columns", None))
+
+
+def _all_strings(labels):
+    """Whether ``labels`` are scikit-learn's feature names (all strings)."""
+    return labels is not None and all(isinstance(c, str) for c in labels)
 
 
 def warn_raw_public_array(stacklevel):
@@ -204,11 +216,7 @@ def check_public_data(
         return None, None
 
     public_names = column_names(Xp)
-    if (
-        public_names is not None
-        and feature_names is not None
-        and not np.array_equal(public_names, feature_names)
-    ):
+    if labels_differ(public_names, feature_names):
         raise ValueError(
             "The public data's feature names differ from the private X's: "
             f"{list(public_names)} vs {list(feature_names)}."
@@ -228,6 +236,16 @@ def check_public_data(
             "has none. If it is the last step of a scikit-learn Pipeline, the "
             "earlier steps transformed X but not X_public: use "
             "sklearn_semiprivate.PublicFittedPipeline.",
+            PublicDataWarning,
+            stacklevel=3,
+        )
+    if public_names is None and _all_strings(feature_names):
+        # As scikit-learn warns when a model fitted with feature names
+        # predicts on an array: the columns are matched by position only.
+        warnings.warn(
+            "The private X has feature names but X_public has none: its "
+            "columns are taken to be X's, in the same order. Pass X_public "
+            "with X's column names to have them checked.",
             PublicDataWarning,
             stacklevel=3,
         )

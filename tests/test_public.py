@@ -223,3 +223,23 @@ def test_query_release_compares_integer_column_labels():
     release = PublicAssistedQueryRelease(ThresholdQueries([0.0]), epsilon=1.0)
     with pytest.raises(ValueError, match="feature names differ"):
         release.fit(X.iloc[:, :1], X_public=PublicData(X_pub.iloc[:40, :1]))
+
+
+def test_a_public_array_for_a_named_private_frame_is_warned():
+    # As scikit-learn warns when a model fitted with feature names predicts
+    # on an array: the public columns are then matched by position only (a
+    # review: swapped public columns went unnoticed, test accuracy 0.50).
+    pd = pytest.importorskip("pandas")
+    from sklearn_semiprivate import SemiPrivateTreeClassifier
+
+    X, y = _int_labelled((0, 1, 2))
+    named = X.set_axis(["a", "b", "c"], axis=1)
+    with pytest.warns(PublicDataWarning, match="X_public has none"):
+        SemiPrivateTreeClassifier(classes=[0, 1]).fit(
+            named, y, X_public=PublicData(named.to_numpy()[:40])
+        )
+    # Integer labels are positions: no warning (warnings are errors here).
+    SemiPrivateTreeClassifier(classes=[0, 1]).fit(
+        X, y, X_public=PublicData(X.to_numpy()[:40])
+    )
+    assert isinstance(named, pd.DataFrame)

@@ -20,7 +20,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils import check_array
 
-from .._public import column_names
+from .._public import column_names, labels_differ
 from ..utils._private_errors import call_on_private
 from ._base import check_label_kinds, label_kind
 from ._bounds import refuse_unset_bounds
@@ -107,11 +107,7 @@ def check_target(X_target, y_target, n_features, classes=None, feature_names=Non
     counts as a loss in every round (no hypothesis predicts it).
     """
     target_names = column_names(X_target)
-    if (
-        target_names is not None
-        and feature_names is not None
-        and not np.array_equal(target_names, feature_names)
-    ):
+    if labels_differ(target_names, feature_names):
         raise ValueError(
             "X_target's column names differ from the private X's: "
             f"{list(target_names)} vs {list(feature_names)}. The agents' rows "

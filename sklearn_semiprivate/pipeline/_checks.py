@@ -10,7 +10,7 @@ a private value).
 
 import numpy as np
 
-from .._public import PublicData, column_names, warn_raw_public_array
+from .._public import PublicData, column_names, labels_differ, warn_raw_public_array
 from ..utils._nested_fit import recorded_in_this_thread
 from ..utils._private_errors import (
     message_of,
@@ -72,11 +72,7 @@ def check_formats(X, X_public):
     if (
         (names is None) != (public_names is None)
         or (names is not None and not np.array_equal(names, public_names))
-        or (
-            labels is not None
-            and public_labels is not None
-            and not np.array_equal(labels, public_labels)
-        )
+        or labels_differ(labels, public_labels)
     ):
         raise ValueError(
             "X_public's columns must be those of the private X, in the same "

@@ -353,7 +353,12 @@ def test_transform_and_sample_are_deterministic(support):
     cols = [f"c{j}" for j in range(5)]
     qr = PublicAssistedQueryRelease(
         QUERIES, epsilon=1.0, support=support, random_state=0
-    ).fit(pd.DataFrame(X, columns=cols), X_public=PublicData(Xp))
+    ).fit(
+        pd.DataFrame(X, columns=cols),
+        # Named too: an array for a named private X is warned (matched by
+        # position only).
+        X_public=PublicData(pd.DataFrame(Xp, columns=cols)),
+    )
     np.testing.assert_array_equal(qr.transform(QUERIES), qr.answers_)
     two = MarginalQueries(k=2, n_categories=3)
     a2 = qr.transform(two)
