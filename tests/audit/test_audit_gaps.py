@@ -128,3 +128,29 @@ def test_likely_overlap_is_decided_on_the_noisy_count(monkeypatch, shift):
     # count 1 + 5 is flagged, count 50 - 5 is flagged, count 1 - 5 is not
     one = noisy_public_overlap(X_one, public, epsilon=1.0, alpha=0.05)
     assert one.likely_overlap is (shift > 0)
+
+
+def test_the_exact_audit_takes_the_worst_pair_not_the_first():
+    # Mutant EX03 (only the first pair kept): caught only by a test of the
+    # generic learner. The worst pair here is the last one.
+    pairs = [((0,), (1,)), ((1,), (2,)), ((2,), (3,))]
+    tables = {
+        0: [0.5, 0.5],
+        1: [0.6, 0.4],
+        2: [0.5, 0.5],
+        3: [0.9, 0.1],
+    }
+    res = max_privacy_loss_over_pairs(lambda d: np.array(tables[d[0]]), pairs)
+    assert res.epsilon == pytest.approx(math.log(0.5 / 0.1), rel=1e-12)
+
+
+def test_a_tracing_score_equal_to_the_threshold_is_out():
+    # Mutant TR06 (ties admitted): the false positive rate is certified for
+    # "score > threshold"; caught only by a docstring example before.
+    from sklearn_semiprivate.audit import TracingAttack
+
+    reference = np.array([[1, 1], [1, -1], [-1, 1], [-1, -1]])
+    attack = TracingAttack(threshold=0.0).fit([0.5, 0.5], reference)
+    scores = attack.decision_function([[1, -1], [-1, 1]])
+    assert np.all(scores == attack.threshold_)  # ties, exactly
+    assert attack.predict([[1, -1], [-1, 1]]).tolist() == [False, False]
