@@ -88,23 +88,60 @@ class PublicData:
 
 
 def column_names(X):
-    """The column labels of a data frame, or None: schema, no value.
+    """The column labels of a data frame, or None: schema, never a value.
 
     Labels of every type, not only scikit-learn's string feature names: a
     review found private and public frames with integer labels (pandas'
     default) in different orders accepted, since ``feature_names_in_`` is
-    None for them.
+    None for them. Only scalar labels are taken: a pyarrow ``Table``'s
+    ``columns`` are its column *data* (its names are ``column_names``), and
+    a second review found them quoted, every private value, in the refusal
+    message. Anything else with a ``columns`` attribute gives None.
     """
-    cols = getattr(X, "columns", None)
-    if cols is None:
-        return None
-    return np.asarray(list(cols), dtype=object)
+    for attr in ("columns", "column_names"):
+        labels = getattr(X, attr, None)
+        if labels is None or isinstance(labels, (str, bytes)):
+            continue
+        try:
+            labels = list(labels)
+        except TypeError:
+            continue
+        if all(_is_scalar_label(c) for c in labels):
+            names = np.empty(len(labels), dtype=object)  # tuples stay whole
+            names[:] = labels
+            return names
+    return None
+
+
+def _is_scalar_label(label):
+    # pandas' NA and NaT are scalars too; a MultiIndex label is a tuple of
+    # them; arrays, lists and columns of data are none of these.
+    if isinstance(label, str):
+        return True
+    if isinstance(label, tuple):
+        return all(_is_scalar_label(part) for part in label)
+    return np.ndim(label) == 0 and not hasattr(label, "__len__")
+
+
+def _same_label(a, b):
+    if a is b:
+        return True
+    try:
+        if bool(a == b):
+            return True
+    except (TypeError, ValueError):  # pandas' NA: "boolean value of NA is ambiguous"
+        return False
+    # NaN labels: equal to each other, not to themselves (a review found
+    # identical frames refused).
+    return a != a and b != b and type(a) is type(b)
 
 
 def labels_differ(labels, other):
     """Whether two arrays of column labels (or None) are both given and differ."""
-    return (
-        labels is not None and other is not None and not np.array_equal(labels, other)
+    if labels is None or other is None:
+        return False
+    return len(labels) != len(other) or not all(
+        _same_label(a, b) for a, b in zip(labels, other)
     )
 
 
@@ -244,8 +281,11 @@ def check_public_data(
         # predicts on an array: the columns are matched by position only.
         warnings.warn(
             "The private X has feature names but X_public has none: its "
-            "columns are taken to be X's, in the same order. Pass X_public "
-            "with X's column names to have them checked.",
+            "columns are taken to be X's, in the same order. If this "
+            "estimator is the last step of a scikit-learn Pipeline whose "
+            "pandas output named X's columns, X_public skipped the earlier "
+            "steps: use sklearn_semiprivate.PublicFittedPipeline. Otherwise "
+            "pass X_public with X's column names to have them checked.",
             PublicDataWarning,
             stacklevel=3,
         )

@@ -243,3 +243,70 @@ def test_a_public_array_for_a_named_private_frame_is_warned():
         X, y, X_public=PublicData(X.to_numpy()[:40])
     )
     assert isinstance(named, pd.DataFrame)
+
+
+class _TableLike:
+    """Like a pyarrow Table: ``columns`` holds the column data, names apart."""
+
+    def __init__(self, data, names):
+        self.columns = [np.asarray(col) for col in np.asarray(data).T]
+        self.column_names = list(names)
+
+
+def test_column_names_never_returns_column_data():
+    # A second review: a pyarrow Table's ``columns`` are its columns' data;
+    # taken as labels, every private value was quoted in the refusal message.
+    from sklearn_semiprivate._public import column_names
+
+    secret = np.array([[31415.9, 27182.8], [16180.3, 14142.1]])
+    table = _TableLike(secret, ["age", "income"])
+    assert column_names(table).tolist() == ["age", "income"]
+    with pytest.raises(ValueError) as info:
+        check_public_data(
+            PublicData(_frame(["income", "age"])),
+            n_features=2,
+            feature_names=column_names(table),
+        )
+    assert "31415" not in str(info.value) and "age" in str(info.value)
+    # Nothing label-like: no labels at all.
+    odd = _TableLike(secret, ["age", "income"])
+    odd.column_names = [np.zeros(2), np.ones(2)]
+    assert column_names(odd) is None
+
+
+def _frame(columns):
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame(np.zeros((3, len(columns))), columns=columns)
+
+
+@pytest.mark.parametrize("kind", ["nan", "NA", "multi"])
+def test_identical_unusual_labels_are_accepted_and_reordered_ones_refused(kind):
+    # A second review: identical frames with a NaN label were refused ("[0.0,
+    # 1.0, nan] vs [0.0, 1.0, nan]"), a pandas NA label raised a bare TypeError.
+    pd = pytest.importorskip("pandas")
+    from sklearn_semiprivate._public import column_names, labels_differ
+
+    labels = {
+        "nan": [0.0, 1.0, np.nan],
+        "NA": pd.array([0, 1, None], dtype="Int64"),
+        "multi": pd.MultiIndex.from_tuples([("a", 1), ("b", 2), ("c", np.nan)]),
+    }[kind]
+    frame = pd.DataFrame(np.zeros((3, 3)), columns=labels)
+    assert not labels_differ(column_names(frame), column_names(frame.copy()))
+    reordered = frame.iloc[:, [1, 0, 2]]
+    assert labels_differ(column_names(frame), column_names(reordered))
+
+
+def test_unlabeled_rows_with_integer_labels_in_another_order_are_refused():
+    # A second review: GenericLearner accepted and charged them, and its
+    # released synthetic_ described swapped columns.
+    from sklearn_semiprivate import GenericLearnerClassifier, PrivacyAccountant
+
+    X, y = _int_labelled((0, 1, 2))
+    ledger = PrivacyAccountant(epsilon=100.0, delta=1e-3)
+    clf = GenericLearnerClassifier(
+        "stumps", n_bins=4, classes=[0, 1], bounds=(-10, 10), accountant=ledger
+    )
+    with pytest.raises(ValueError, match="X_unlabeled's column names differ"):
+        clf.fit(X, y, X_unlabeled=X[[1, 0, 2]])
+    assert ledger.history == []

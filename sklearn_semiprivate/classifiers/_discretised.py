@@ -12,7 +12,7 @@ private rows only (their number of features, finiteness), never their values.
 import numpy as np
 from sklearn.utils import check_array
 
-from .._public import PublicData
+from .._public import PublicData, column_names, labels_differ
 from ..hypotheses import Intervals, Thresholds
 from ..utils._private_errors import call_on_private
 from ..utils._sklearn_compat import validate_data
@@ -86,7 +86,7 @@ def check_one_feature_class(spec, n_features):
         )
 
 
-def check_unlabeled_rows(estimator, X_unlabeled, n_features, n_bins):
+def check_unlabeled_rows(estimator, X_unlabeled, n_features, n_bins, names=None):
     """Validate the unlabeled rows' format and the grid size; release nothing.
 
     Parameters
@@ -100,6 +100,10 @@ def check_unlabeled_rows(estimator, X_unlabeled, n_features, n_bins):
         Number of features of ``X``.
     n_bins : int
         Bins per feature.
+    names : ndarray of object or None, default=None
+        ``X``'s column labels (:func:`~sklearn_semiprivate._public.column_names`):
+        those of a data frame ``X_unlabeled`` must be the same, in the same
+        order (integer labels too, which ``feature_names_in_`` leaves out).
 
     Returns
     -------
@@ -115,6 +119,11 @@ def check_unlabeled_rows(estimator, X_unlabeled, n_features, n_bins):
         raise ValueError(
             "X_unlabeled is empty (0 rows). Pass X_unlabeled=None for no "
             "unlabeled data."
+        )
+    if labels_differ(column_names(X_unlabeled), names):
+        raise ValueError(
+            "X_unlabeled's column names differ from the private X's: "
+            f"{list(column_names(X_unlabeled))} vs {list(names)}."
         )
     # The format fitted on X (n_features_in_, feature_names_in_, set by
     # prepare_fit_data): feature names and count must match, as at predict.

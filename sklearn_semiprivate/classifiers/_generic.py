@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from .._public import PublicData
+from .._public import PublicData, column_names
 from ..accounting import PrivacyAccountant, PrivacyCost, compose_parallel
 from ..accounting._reservation import reserve_budget
 from ..hypotheses import DecisionStumps, Intervals, Thresholds
@@ -353,6 +353,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
             Fitted estimator.
         """
         has_unlabeled = X_unlabeled is not None
+        names = column_names(X)  # any labels: feature_names_in_ has strings only
         # Public-side streams only (the grid, the sanitizer's public seed, the
         # draw of the sanitized database from the release); the noise of both
         # mechanisms is fresh (noise_rng).
@@ -379,7 +380,7 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
         n_features = data.X.shape[1]
         check_one_feature_class(self.hypothesis_class, n_features)
         X_unl = (
-            check_unlabeled_rows(self, X_unlabeled, n_features, self.n_bins)
+            check_unlabeled_rows(self, X_unlabeled, n_features, self.n_bins, names)
             if has_unlabeled
             else None
         )

@@ -37,10 +37,10 @@ def _shape(X, what):
 
 def _feature_names(X):
     """String column names of a data frame, as scikit-learn records them."""
-    columns = getattr(X, "columns", None)
-    if columns is None or not all(isinstance(c, str) for c in columns):
+    labels = column_names(X)  # never a pyarrow Table's column data
+    if labels is None or not all(isinstance(c, str) for c in labels):
         return None
-    return np.asarray(list(columns), dtype=object)
+    return labels
 
 
 def _listed(labels):
