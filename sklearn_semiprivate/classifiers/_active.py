@@ -116,7 +116,7 @@ class SubSamplingActiveClassifier(
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only (an unseeded ``estimator``'s
         ``random_state`` when it is of this package or scikit-learn; another
-        library's learner may draw its noise from it, and is left unseeded).
+        library's learner may draw its noise from it, and gets a secret seed).
         ``J`` is drawn from fresh OS entropy on every fit.
 
     Attributes
@@ -567,9 +567,11 @@ class SubSamplingActiveClassifier(
         # None, it would be read off the queried labels (a review).
         estimator.set_params(**dict.fromkeys(open_classes(estimator), classes))
         # Another library's learner may draw its noise from random_state: a
-        # seed from the public side would fix it (a review). Left unseeded.
+        # seed from the public side would fix it (a review). A secret seed.
         return seed_unset_random_states(
-            estimator, public_seed(rng), known_owners_only=True
+            estimator,
+            public_seed(rng),
+            secret_seed=public_seed(noise_rng(self.random_state)),
         )
 
     def __sklearn_tags__(self):

@@ -164,7 +164,7 @@ class LabelBoostClassifier(
     random_state : int, RandomState instance or None, default=None
         Seeds the public side only (an unseeded ``estimator``'s
         ``random_state`` when it is of this package or scikit-learn; another
-        library's learner may draw its noise from it, and is left unseeded).
+        library's learner may draw its noise from it, and gets a secret seed).
         The deletions, the sub-sampling and the
         exponential mechanism draw fresh OS entropy on every fit.
 
@@ -465,9 +465,11 @@ class LabelBoostClassifier(
         # None, it would be read off the relabeled rows (a review).
         estimator.set_params(**dict.fromkeys(open_classes(estimator), classes))
         # Package estimators seed only their public side with random_state;
-        # another library's learner may draw its noise from it: left unseeded.
+        # another library's learner may draw its noise from it: a secret seed.
         return seed_unset_random_states(
-            estimator, public_seed(rng), known_owners_only=True
+            estimator,
+            public_seed(rng),
+            secret_seed=public_seed(noise_rng(self.random_state)),
         )
 
     def __sklearn_tags__(self):

@@ -131,7 +131,7 @@ class SubsampleTestReweighClassifier(
         Seeds the public side only: the assignment of agents to batches and
         the learner's unset ``random_state`` (with ``private=True``, only a
         learner of this package or scikit-learn: another library's may draw
-        its noise from it, and is left unseeded; with ``private=False``, the
+        its noise from it, and gets a secret seed; with ``private=False``, the
         draws too). With ``private=True`` the draws from ``µ_t`` and the
         randomized responses are fresh OS entropy on every fit (see
         :func:`~sklearn_semiprivate.reproducible_noise`).
@@ -467,11 +467,11 @@ class SubsampleTestReweighClassifier(
         best, best_loss, best_iter, halted = None, np.inf, 0, False
         for t in range(plan.rounds):
             # Another library's learner may draw its noise from random_state:
-            # left unseeded in the private rounds (a review).
+            # a secret seed in the private rounds (a review).
             learner = seed_unset_random_states(
                 clone(plan.learner),
                 public_seed(rng_learner),
-                known_owners_only=self.private,
+                secret_seed=public_seed(rng) if self.private else None,
             )
             # Claim 4.1's round: kappa-dense mu_t, m1 secret draws, M.
             with leaks_are_errors(self.private):

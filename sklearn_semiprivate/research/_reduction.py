@@ -179,7 +179,7 @@ class PublicDataReduction(InnerLedgersMixin, ClassifierMixin, BaseEstimator):
         wrapped learner's ``random_state`` when it has none and is of this
         package (which seeds its public side only with it) or scikit-learn.
         Another library's learner may draw its noise from its
-        ``random_state``: it is left unseeded. PrivSamp's coins
+        ``random_state``: it gets a secret seed. PrivSamp's coins
         and dummies, which hide where the real rows sit, are fresh OS entropy
         on every fit.
 
@@ -314,9 +314,11 @@ class PublicDataReduction(InnerLedgersMixin, ClassifierMixin, BaseEstimator):
         X_pub, y_pub = pub_samp(self.n_public, X.shape[1], classes, sampler, rng_pub)
         public = self._public_sample(X_pub, y_pub, data)
         # Another library's learner may draw its noise from random_state: a
-        # public seed would fix it (a review), so it is left unseeded.
+        # public seed would fix it (a review), so it gets a secret one.
         est = seed_unset_random_states(
-            clone(self.estimator), public_seed(rng_fit), known_owners_only=True
+            clone(self.estimator),
+            public_seed(rng_fit),
+            secret_seed=public_seed(noise_rng(self.random_state)),
         )
         est.set_params(**dict.fromkeys(open_classes(est), classes))
         n_real = X.shape[0]

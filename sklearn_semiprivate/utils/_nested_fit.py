@@ -36,8 +36,6 @@ import warnings
 
 import numpy as np
 
-from ._rng import _REPRODUCIBLE_NOISE
-
 __all__ = [
     "dropped_in_this_thread",
     "dropped_warnings",
@@ -55,7 +53,7 @@ _WARNINGS_LOCK = threading.RLock()
 _IN_PRIVATE_BLOCK = threading.local()
 
 
-def seed_unset_random_states(estimator, seed, *, known_owners_only=False):
+def seed_unset_random_states(estimator, seed, *, secret_seed=None):
     """Seed every ``random_state`` parameter of ``estimator`` that is None.
 
     Nested parameters are included (``clf__random_state`` in a
@@ -73,17 +71,18 @@ def seed_unset_random_states(estimator, seed, *, known_owners_only=False):
         Modified in place (pass a clone).
     seed : int
         Non-negative; secret or public, as the estimator's training rows are.
-    known_owners_only : bool, default=False
-        Seed only the parameters whose owner, and every estimator that holds
-        it, is of this package or of scikit-learn, whose ``random_state`` is
-        never privacy noise (this package's learners seed their public side
-        with it). A private learner of another library may draw its noise
-        from its ``random_state`` (scikit-learn's convention, which diffprivlib
-        follows): seeded from a public seed, that noise could be recomputed
-        by anyone (a review), so it is left at None. For a learner fitted on
-        private rows under a seed from the public side. Inside
-        :func:`~sklearn_semiprivate.reproducible_noise`, whose output is
-        declared not private, every unset one is seeded.
+    secret_seed : int or None, default=None
+        With a seed from the public side, for a learner fitted on private
+        rows: ``seed`` then seeds only the parameters whose owner, and every
+        estimator that holds it, is of this package or of scikit-learn, whose
+        ``random_state`` is never privacy noise (this package's learners seed
+        their public side with it). A private learner of another library may
+        draw its noise from its ``random_state`` (scikit-learn's convention,
+        which diffprivlib follows): seeded from a public seed, its noise could
+        be recomputed by anyone (a review), and left at None it would draw
+        from numpy's global generator, as predictable after a public
+        ``np.random.seed`` (a second review). Its parameters get seeds from
+        ``secret_seed``, drawn by the caller from the fit's noise generator.
 
     Returns
     -------
@@ -106,17 +105,20 @@ def seed_unset_random_states(estimator, seed, *, known_owners_only=False):
     keys = [
         key
         for key, value in params.items()
-        if value is None
-        and key.rsplit("__", 1)[-1] == "random_state"
-        and (
-            not known_owners_only
-            or _REPRODUCIBLE_NOISE.get()
-            or _known_owners(estimator, params, key)
-        )
+        if value is None and key.rsplit("__", 1)[-1] == "random_state"
     ]
-    if keys:
-        states = np.random.SeedSequence(int(seed)).generate_state(len(keys))
-        estimator.set_params(**{k: int(s) for k, s in zip(keys, states)})
+    secret = (
+        []
+        if secret_seed is None
+        else [k for k in keys if not _known_owners(estimator, params, k)]
+    )
+    for keys_, seed_ in (
+        (secret, secret_seed),
+        ([k for k in keys if k not in secret], seed),
+    ):
+        if keys_:
+            states = np.random.SeedSequence(int(seed_)).generate_state(len(keys_))
+            estimator.set_params(**{k: int(s) for k, s in zip(keys_, states)})
     return estimator
 
 

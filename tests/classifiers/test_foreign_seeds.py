@@ -10,11 +10,14 @@ from ``random_state``. A review found LabelBoost, the active learner, the
 transfer learner and PublicDataReduction giving such a learner a seed derived
 from their public ``random_state`` alone: its noise was the same on every fit,
 anyone could recompute it, and the released counts gave the exact ones back.
+Left at None (the first fix), it drew from numpy's global generator, as
+predictable after a public ``np.random.seed`` (a second review). It now gets a
+seed drawn from the fit's fresh noise.
 """
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.preprocessing import StandardScaler
 
 from sklearn_semiprivate import (
@@ -94,41 +97,49 @@ def _data(name):
     return X, y, kw
 
 
-@pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction", "transfer"])
-def test_a_foreign_private_learner_is_left_unseeded(name):
+def _seeds_of_two_fits(name, learner=None):
     X, y, kw = _data(name)
-    SEEN.clear()
-    _wrappers(_ForeignDPLearner)[name].fit(X, y, **kw)
-    # Under the public seed every fit saw an int derived from random_state=0.
-    assert SEEN and all(seed is None for seed in SEEN), SEEN
+    runs = []
+    for _ in range(2):
+        np.random.seed(0)  # noqa: NPY002 (a public global seed: must not matter)
+        SEEN.clear()
+        _wrappers(learner or _ForeignDPLearner)[name].fit(X, y, **kw)
+        runs.append(list(SEEN))
+    return runs
 
 
 @pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction", "transfer"])
-def test_inside_reproducible_noise_a_foreign_learner_is_seeded(name):
+def test_a_foreign_private_learner_gets_a_fresh_secret_seed(name):
+    # Under the public seed both fits saw the same int derived from
+    # random_state=0; left at None, numpy's global generator.
+    first, second = _seeds_of_two_fits(name)
+    assert first and all(isinstance(seed, int) for seed in first + second)
+    assert set(first).isdisjoint(second), (first, second)
+
+
+@pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction", "transfer"])
+def test_inside_reproducible_noise_a_foreign_learner_s_seed_repeats(name):
     # Its output is declared not private there: identical refits need it.
-    X, y, kw = _data(name)
-    SEEN.clear()
     with reproducible_noise():
-        _wrappers(_ForeignDPLearner)[name].fit(X, y, **kw)
-    assert SEEN and all(isinstance(seed, int) for seed in SEEN), SEEN
+        first, second = _seeds_of_two_fits(name)
+    assert first and first == second
 
 
 # The transfer learner takes only a learner with an ``epsilon`` parameter.
 @pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction"])
-def test_a_foreign_learner_inside_this_package_s_pipeline_is_left_unseeded(name):
+def test_a_foreign_learner_inside_this_package_s_pipeline_gets_a_secret_seed(name):
     # The owner of the parameter is foreign; its holder (the pipeline) is ours.
     def learner(**kw):
         return PublicFittedPipeline(
             [("s", StandardScaler()), ("clf", _ForeignDPLearner(**kw))]
         )
 
-    X, y, kw = _data(name)
-    SEEN.clear()
-    _wrappers(learner)[name].fit(X, y, **kw)
-    assert SEEN and all(seed is None for seed in SEEN), SEEN
+    first, second = _seeds_of_two_fits(name, learner)
+    assert first and all(isinstance(seed, int) for seed in first + second)
+    assert set(first).isdisjoint(second), (first, second)
 
 
-def test_known_owners_only_seeds_this_package_and_scikit_learn_only():
+def test_a_secret_seed_serves_every_owner_but_this_package_and_scikit_learn():
     from sklearn.cluster import KMeans
     from sklearn.pipeline import Pipeline
 
@@ -145,16 +156,18 @@ def test_known_owners_only_seeds_this_package_and_scikit_learn_only():
             ("holder", _Holder(inner=KMeans())),  # held by a foreign one: not
         ]
     )
-    seed_unset_random_states(est, 0, known_owners_only=True)
-    params = est.get_params()
-    assert isinstance(params["km__random_state"], int)
-    assert isinstance(params["tree__random_state"], int)
-    assert params["foreign__random_state"] is None
-    assert params["holder__random_state"] is None
-    assert params["holder__inner__random_state"] is None
-    # Without the option every unset one is seeded (the public-side callers).
-    seed_unset_random_states(est, 0)
-    assert isinstance(est.get_params()["holder__inner__random_state"], int)
+    public = clone(est)
+    seed_unset_random_states(public, 0)  # every unset one from the seed
+    seed_unset_random_states(est, 0, secret_seed=1)
+    params, from_seed = est.get_params(), public.get_params()
+    for key in ("km__random_state", "tree__random_state"):
+        assert params[key] == from_seed[key]
+    for key in (
+        "foreign__random_state",
+        "holder__random_state",
+        "holder__inner__random_state",
+    ):
+        assert isinstance(params[key], int) and params[key] != from_seed[key]
 
 
 def test_this_package_s_learner_is_still_seeded_on_its_public_side():
