@@ -34,7 +34,7 @@ from ..accounting._reservation import (
     replace_one_base_cost,
     reserve_on_every_ledger,
 )
-from ..utils._nested_fit import seed_unset_random_states
+from ..utils._nested_fit import forget_secret_seeds, seed_unset_random_states
 from ..utils._private_errors import call_inner_on_private, call_on_private
 from ..utils._private_reads import private_reads_refused
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
@@ -363,6 +363,8 @@ class SubSamplingActiveClassifier(
                 estimator, X, K, y_K, rest, rng, fit_kw, withhold=True
             )
         self._name_inner_ledgers()
+        # Its secret seed (another library's learner) must not stay in it.
+        forget_secret_seeds(self.estimator_, self.estimator)
 
         self.classes_ = classes
         self.n_subsample_ = n

@@ -30,7 +30,7 @@ from ..accounting._reservation import (
     reserve_on_every_ledger,
 )
 from ..exceptions import PrivacyLeakWarning
-from ..utils._nested_fit import seed_unset_random_states
+from ..utils._nested_fit import forget_secret_seeds, seed_unset_random_states
 from ..utils._private_reads import reads_not_leaks
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import HasMethods, Interval, _fit_context, validate_data
@@ -519,6 +519,8 @@ class SubsampleTestReweighClassifier(
         )
         self.estimator_ = best
         self._name_inner_ledgers()
+        # Its secret seed (another library's learner) must not stay in it.
+        forget_secret_seeds(self.estimator_, self.estimator)
         self.classes_ = data.classes
         self.n_iter_ = len(losses)
         self.best_iter_ = best_iter

@@ -30,7 +30,7 @@ from ..accounting._reservation import (
     reserve_on_every_ledger,
 )
 from ..classifiers._base import check_private_labels, prepare_fit_data
-from ..utils._nested_fit import seed_unset_random_states
+from ..utils._nested_fit import forget_secret_seeds, seed_unset_random_states
 from ..utils._private_errors import call_inner_on_private
 from ..utils._rng import noise_rng, public_seed, spawn_rngs
 from ..utils._sklearn_compat import (
@@ -364,6 +364,8 @@ class PublicDataReduction(InnerLedgersMixin, ClassifierMixin, BaseEstimator):
             what="the wrapped learner's fit",
         )  # fmt: skip
         self._name_inner_ledgers()
+        # Its secret seed (another library's learner) must not stay in it.
+        forget_secret_seeds(self.estimator_, self.estimator)
         self.classes_ = classes
         self.privacy_spent_ = cost
         return self

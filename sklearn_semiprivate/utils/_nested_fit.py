@@ -39,6 +39,7 @@ import numpy as np
 __all__ = [
     "dropped_in_this_thread",
     "dropped_warnings",
+    "forget_secret_seeds",
     "quiet",
     "recorded_in_this_thread",
     "seed_unset_random_states",
@@ -120,6 +121,38 @@ def seed_unset_random_states(estimator, seed, *, secret_seed=None):
             states = np.random.SeedSequence(int(seed_)).generate_state(len(keys_))
             estimator.set_params(**{k: int(s) for k, s in zip(keys_, states)})
     return estimator
+
+
+def forget_secret_seeds(fitted, given):
+    """After a fit: the seeds ``secret_seed`` gave set back to None.
+
+    The fitted clone would otherwise hold, in its parameters, the seed of
+    another library's learner's noise, and a released model must not hold
+    anything that determines its noise (DESIGN §2; a review found the fitted
+    inner learner's ``random_state`` exposed). The keys are those
+    :func:`seed_unset_random_states` gave a secret seed: unset in ``given``
+    (the estimator as the user passed it) and not of a known owner.
+
+    Returns
+    -------
+    fitted : estimator instance
+        The same object (None passes through).
+    """
+    if fitted is None or not hasattr(fitted, "set_params"):
+        return fitted
+    params = given.get_params(deep=True)
+    fitted_params = fitted.get_params(deep=True)
+    keys = [
+        key
+        for key, value in params.items()
+        if value is None
+        and key.rsplit("__", 1)[-1] == "random_state"
+        and key in fitted_params
+        and not _known_owners(given, params, key)
+    ]
+    if keys:
+        fitted.set_params(**dict.fromkeys(keys))
+    return fitted
 
 
 def _known_owners(estimator, params, key):

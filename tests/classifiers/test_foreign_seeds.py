@@ -184,3 +184,19 @@ def test_this_package_s_learner_is_still_seeded_on_its_public_side():
         ).fit(X, y, **kw)
         seeds.append(red.estimator_.random_state)
     assert isinstance(seeds[0], int) and seeds[0] == seeds[1]
+
+
+@pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction", "transfer"])
+def test_the_secret_seed_is_not_kept_in_the_fitted_learner(name):
+    # The fitted inner learner is released (estimator_): its random_state
+    # would determine its noise (a review saw the secret seed there).
+    X, y, kw = _data(name)
+    SEEN.clear()
+    fitted = _wrappers(_ForeignDPLearner)[name].fit(X, y, **kw)
+    assert SEEN and isinstance(SEEN[-1], int)
+    random_states = {
+        key: value
+        for key, value in fitted.estimator_.get_params(deep=True).items()
+        if key.endswith("random_state")
+    }
+    assert random_states == {"random_state": None}
