@@ -413,19 +413,39 @@ def test_a_ledger_without_room_for_the_whole_curve_refuses_it_before_any_fit():
     assert sorted(c.cost.epsilon for c in ledger.history) == [0.5] * 3 + [1.0] * 3
 
 
-def test_the_curve_runs_on_processes_with_an_in_memory_ledger():
-    # The fits after the first carry no ledger: the charges are made in this
-    # process, so loky's copies of an in-memory ledger are never asked.
-    from sklearn_semiprivate import SemiPrivateTreeClassifier
+def test_the_whole_budget_check_counts_baselines_and_charges_nothing_up_front():
+    # A second review: a baseline holding the same ledger was outside the
+    # check (the budget spent, no scores), and fits charged up front were
+    # charged even when refused for free or never run.
+    from sklearn_semiprivate import (
+        PrivacyBudgetError,
+        SemiPrivateLogisticRegression,
+        SemiPrivateTreeClassifier,
+    )
 
     X, y, X_pub, _, X_test, y_test = _curve_data()
-    ledger = PrivacyAccountant(epsilon=10.0)
+    # The curve 2 x 0.5 fits in 2.5, with the baseline's 2 x 1 it does not.
+    ledger = PrivacyAccountant(epsilon=2.5, delta=1e-3)
     est = SemiPrivateTreeClassifier(classes=[0, 1], accountant=ledger)
-    scores, _ = privacy_utility_curve(
-        est, X, y, X_public=PublicData(X_pub), X_test=X_test, y_test=y_test,
-        param_values=[0.5, 1.0], n_repeats=2, n_jobs=2,
-    )  # fmt: skip
-    assert np.all(np.isfinite(scores)) and len(ledger.history) == 4
+    baseline = SemiPrivateLogisticRegression(
+        classes=[0, 1], bounds=(0, 1), accountant=ledger
+    )
+    with pytest.raises(PrivacyBudgetError):
+        privacy_utility_curve(
+            est, X, y, X_public=PublicData(X_pub), X_test=X_test, y_test=y_test,
+            param_values=[0.5], n_repeats=2, baselines={"dp": baseline},
+        )  # fmt: skip
+    assert ledger.history == []
+    # A value its estimator refuses for free costs nothing: DP-SGD cannot
+    # certify epsilon = 0.001 at delta = 1e-300 (refused before its charge).
+    ledger = PrivacyAccountant(epsilon=10.0, delta=1e-3)
+    lr = SemiPrivateLogisticRegression(classes=[0, 1], delta=1e-300, accountant=ledger)
+    with pytest.raises(ValueError, match="cannot certify"):
+        privacy_utility_curve(
+            lr, X, y, X_public=PublicData(X_pub), X_test=X_test, y_test=y_test,
+            param_values=[0.001], n_repeats=2,
+        )  # fmt: skip
+    assert ledger.history == []
 
 
 def test_a_scoring_error_on_the_test_rows_quotes_no_value():
@@ -449,5 +469,5 @@ def test_a_scoring_error_on_the_test_rows_quotes_no_value():
         )  # fmt: skip
     assert SECRET not in str(info.value) and "Alice" not in str(info.value)
     assert info.value.__cause__ is None and info.value.__context__ is None
-    # The first fit only was charged: the others were not reserved yet.
-    assert len(ledger.history) == 1
+    # Each fit charges as it runs (no fit was reserved ahead of it).
+    assert 1 <= len(ledger.history) <= 4

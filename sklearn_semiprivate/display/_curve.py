@@ -21,12 +21,7 @@ from sklearn.utils import check_array, check_consistent_length, get_tags
 
 from .._public import PublicData
 from ..accounting._composition import compose_basic
-from ..accounting._reservation import (
-    every_ledger,
-    fit_cost,
-    reserve_on_ledgers,
-    without_ledgers,
-)
+from ..accounting._reservation import every_ledger, fit_cost
 from ..utils._private_errors import call_inner_on_private, call_on_private
 
 __all__ = ["privacy_utility_curve"]
@@ -167,46 +162,32 @@ def _fit_and_score(estimator, X, y, fit_params, scorer, X_test, y_test):
     return float(score)
 
 
-def _curve_ledgers(estimators, fit_params):
-    """Each fit's ledgers and cost, or None where the fits charge as they run.
+def _check_whole_budget(fits):
+    """Refuse, before any fit, a curve that its ledgers cannot hold.
 
     The curve's cost is known from public parameters (each clone's
-    ``_privacy_cost``). A review found it charged fit by fit: on a ledger
-    too small for the whole curve, 3.5 of 4.0 were spent on scores that were
-    never returned. So every ledger (nested ones too) is checked here for its
-    whole share, with the ledger's own basic composition, before any fit. An
-    estimator holding a ledger without stating its cost (a scikit-learn
-    ``Pipeline`` around one of this package's) is not: its fits charge as they
-    run (None).
+    ``_privacy_cost``). A review found a curve on a ledger too small for it
+    spending 3.5 of 4.0 on fits whose scores were never returned. Each
+    ledger found in a fitted estimator or baseline that states its cost
+    (nested ones are charged the outer cost, as the meta-estimators of this
+    package charge them) is checked for its whole share, with the ledger's
+    own basic composition. It charges nothing: each fit still charges as it
+    runs, so a fit refused for free costs nothing (a second review found
+    fits charged up front and never run) and a concurrent spend can still
+    refuse a later fit. Estimators that do not state their cost are not
+    checked.
     """
-    ledgers = [
-        [led for led in every_ledger(est) if led is not None] for est in estimators
-    ]
-    if not any(ledgers) or not hasattr(estimators[0], "_privacy_cost"):
-        return None
-    costs = [fit_cost(est, **fit_params) for est in estimators]
     totals = {}
-    for held, cost in zip(ledgers, costs):
-        for ledger in {id(led): led for led in held}.values():
-            totals.setdefault(id(ledger), (ledger, []))[1].append(cost)
+    for est, fit_params in fits:
+        held = {id(led): led for led in every_ledger(est) if led is not None}
+        if not held or not hasattr(est, "_privacy_cost"):
+            continue
+        cost = fit_cost(est, **fit_params)
+        for key, ledger in held.items():
+            totals.setdefault(key, (ledger, []))[1].append(cost)
     for ledger, charged in totals.values():
         total = compose_basic(charged)
         ledger.check(total.epsilon, total.delta)
-    return list(zip(ledgers, costs))
-
-
-def _reserve_up_front(estimators, charges):
-    """Charge the fits' costs (the records the fits would make); ledger-free clones.
-
-    After the first fit has been scored (so that test rows its steps cannot
-    take cost one fit, not the curve), before the others are dispatched: they
-    charge nothing, so any joblib backend may run them.
-    """
-    if charges is None:
-        return estimators
-    for est, (held, cost) in zip(estimators, charges):
-        reserve_on_ledgers(held, cost, est)
-    return [without_ledgers(est) for est in estimators]
 
 
 def _check_test_rows(estimator, X, X_test, y_test):
@@ -332,14 +313,11 @@ def privacy_utility_curve(
         As in :func:`sklearn.metrics.check_scoring`; None uses each estimator's
         ``score`` (accuracy for classifiers).
     n_jobs : int, default=None
-        Fits run in parallel with joblib (the first one in this process).
-        The estimator's ledgers are checked for the whole curve before the
-        first fit and charged for the others before they are dispatched, and
-        those fits carry none, so any backend works. (An estimator that holds
-        a ledger without stating its cost, such as a scikit-learn
-        ``Pipeline`` around one of this package's, charges in each fit
-        instead: use threads or a ledger with ``path=``, since an in-memory
-        ledger copied into a worker process refuses to charge.)
+        Fits run in parallel with joblib; each charges its ledger as it runs.
+        With a ``PrivacyAccountant`` in the estimator, use threads
+        (``joblib.parallel_config(backend="threading")``) or a ledger with
+        ``path=``: an in-memory ledger copied into a worker process refuses
+        to charge.
 
     Returns
     -------
@@ -352,9 +330,10 @@ def privacy_utility_curve(
     Notes
     -----
     **What is private.** Each fit of ``estimator`` is as private as the
-    estimator, and with a ``PrivacyAccountant`` every one is charged (a
-    ledger without room for the whole curve refuses it before the first fit,
-    spending nothing): an epsilon curve costs
+    estimator, and with a ``PrivacyAccountant`` every one is charged as it
+    runs (a ledger without room for the whole curve, as far as the estimator
+    and the baselines state their cost, refuses it before the first fit):
+    an epsilon curve costs
     ``n_repeats * sum(param_values)`` under basic composition.
     The baselines are **not** private: a ``"private"`` baseline reads the
     private rows without noise. A test score is an exact statistic of the test
@@ -403,17 +382,11 @@ def privacy_utility_curve(
     scorer = check_scoring(estimator, scoring=scoring)
     baseline_scorers = [check_scoring(b[1], scoring=scoring) for b in baseline_specs]
 
-    curve_fits = [
-        clone(estimator).set_params(**{param_name: value})
+    tasks = [
+        (clone(estimator).set_params(**{param_name: value}), X, y, fit_params, scorer)
         for value in param_values
         for _ in range(n_repeats)
     ]
-    charges = _curve_ledgers(curve_fits, fit_params)  # refuses a short ledger
-    # The first fit, here and charging as it runs: test rows that a
-    # composite estimator's steps cannot take (not checked above) fail on it.
-    first = _fit_and_score(curve_fits[0], X, y, fit_params, scorer, X_test, y_test)
-    rest = _reserve_up_front(curve_fits[1:], None if charges is None else charges[1:])
-    tasks = [(est, X, y, fit_params, scorer) for est in rest]
     n_fits = []
     for spec, baseline_scorer in zip(baseline_specs, baseline_scorers):
         _, baseline, data, deterministic = spec
@@ -422,11 +395,12 @@ def privacy_utility_curve(
         tasks += [
             (clone(baseline), *rows, {}, baseline_scorer) for _ in range(n_fits[-1])
         ]
+    # Refuses a curve its ledgers cannot hold, before any fit; charges nothing.
+    _check_whole_budget([(task[0], task[3]) for task in tasks])
     results = Parallel(n_jobs=n_jobs)(
         delayed(_fit_and_score)(est, X_fit, y_fit, params, sc, X_test, y_test)
         for est, X_fit, y_fit, params, sc in tasks
     )
-    results = [first, *results]
     start = len(param_values) * n_repeats
     scores = np.asarray(results[:start], dtype=float).reshape(-1, n_repeats)
     baseline_scores = {}
