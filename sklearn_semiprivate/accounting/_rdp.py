@@ -522,13 +522,20 @@ def rdp_subsampled_gaussian_sigma(
     return calibrate_noise(curve, epsilon, delta, orders=orders, conversion=conversion)
 
 
+# Beyond e^700 a noise scale's square overflows a double.
+_LOG_SIGMA_MAX = 700.0
+
+
 def calibrate_noise(curve, epsilon, delta, *, orders, conversion="improved"):
-    """Smallest ``σ`` whose RDP ``curve(σ)`` converts to at most ``epsilon``.
+    """Smallest ``σ`` whose finite RDP ``curve(σ)`` converts to at most ``epsilon``.
 
     ``curve`` maps a noise scale to an RDP curve on ``orders`` and must be
     non-increasing in it at every order. Bisection on ``log σ`` (relative
     width ``1e-10``); the upper end is returned, so the converted ``ε`` at
-    the returned ``σ`` is ``<= epsilon`` (asserted on the curve itself).
+    the returned ``σ`` is ``<= epsilon`` (asserted on the curve itself). A
+    curve with a non-finite order counts as uncertified: near the largest
+    double (``epsilon`` from about 1e306) the result is then larger than the
+    smallest certifying ``σ`` (up to 21 times, a review measured), and valid.
 
     Parameters
     ----------
@@ -552,9 +559,14 @@ def calibrate_noise(curve, epsilon, delta, *, orders, conversion="improved"):
         # epsilon" (no certificate), without the RuntimeWarnings, so the
         # search ends at a sigma whose curve is finite (a review: the fit's
         # own check of that curve then failed after the charge).
-        with np.errstate(over="ignore", invalid="ignore"):
-            rdp = curve(math.exp(log_sigma))
-            eps = float(np.min(_epsilons(orders, rdp, delta, conversion)))
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                rdp = curve(math.exp(log_sigma))
+                eps = float(np.min(_epsilons(orders, rdp, delta, conversion)))
+        except OverflowError:
+            # A Python float power in a curve (a second review: sigma ~ 1/delta
+            # at delta ~ 1e-155, where sigma**2 overflows).
+            return math.inf
         return eps if math.isfinite(eps) and np.all(np.isfinite(rdp)) else math.inf
 
     floor = float(np.min(_epsilons(orders, np.zeros_like(orders), delta, conversion)))
@@ -569,6 +581,11 @@ def calibrate_noise(curve, epsilon, delta, *, orders, conversion="improved"):
         lo -= 2.0
     while eps_at(hi) > epsilon:
         hi += 2.0
+        if hi > _LOG_SIGMA_MAX:
+            raise ValueError(
+                f"epsilon={epsilon!r} cannot be certified at delta={delta!r} by "
+                "any noise scale a double can hold; raise epsilon or delta."
+            )
     # Invariant: eps_at(lo) > epsilon >= eps_at(hi).
     while hi - lo > 1e-10:
         mid = 0.5 * (lo + hi)

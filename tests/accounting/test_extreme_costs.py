@@ -201,3 +201,14 @@ def test_dp_sgd_calibration_near_the_largest_double(epsilon):
     clf = SemiPrivateLogisticRegression(epsilon=epsilon, delta=1e-7, accountant=ledger)
     clf.set_params(classes=[0, 1]).fit(X, y, X_public=PublicData(X[:40]))
     assert math.isfinite(clf.replace_one_privacy_.epsilon)
+
+
+@pytest.mark.parametrize("delta", [1e-154, 1e-158, 1e-161])
+def test_dp_sgd_calibration_at_a_tiny_delta_is_a_value_error(delta):
+    # A second review: a bare OverflowError (sigma**2 in the subsampled
+    # curve, as the search climbed towards sigma ~ 1/delta), before any
+    # charge; limitations.rst promises a ValueError.
+    from sklearn_semiprivate.classifiers._sgd_steps import sgd_noise
+
+    with pytest.raises(ValueError, match="cannot certify"):
+        sgd_noise(0.1, delta, 0.01, 2000)
