@@ -85,7 +85,8 @@ class MeasureAll:
         # so the answers (counts / n) by (l1 / n, l2 / n).
         if measurement == "gaussian":
             self.mechanism = GaussianMechanism(epsilon, delta, sensitivity=l2 / n)
-            self.noise_variance = self.mechanism.sigma**2
+            sigma = self.mechanism.sigma
+            self.noise_variance = sigma * sigma  # inf, not OverflowError
         else:
             self.mechanism = LaplaceMechanism(epsilon, sensitivity=l1 / n)
             scale = self.mechanism.scale
@@ -214,14 +215,24 @@ def plan_measure_all(
     """
     measure = MeasureAll(query_set, n, epsilon, delta, measurement=measurement)
     start = query_set.answers(points, init)  # the starting distribution: public
+    tau = default_regularization(
+        measure.noise_variance, start.mean(), n, regularization
+    )
+    if not math.isfinite(tau):
+        # A second review: just above MeasureAll's refusal, or with a huge
+        # regularization=, tau overflowed and the fit computed NaN after the
+        # charge (releasing the public start). Refused before it.
+        raise ValueError(
+            f"The fit's penalty is not a finite double (epsilon={epsilon!r}, "
+            f"regularization={regularization!r}): use a larger epsilon or a "
+            "smaller regularization."
+        )
     return {
         "measure": measure,
         "cost": measure.cost,
         "points": points,
         "init": init,
-        "tau": default_regularization(
-            measure.noise_variance, start.mean(), n, regularization
-        ),
+        "tau": tau,
         "max_iter": DEFAULT_FIT_ITERATIONS if n_iterations is None else n_iterations,
     }
 

@@ -528,3 +528,34 @@ def test_public_rounds_are_calibrated_to_the_rounds_run(monkeypatch):
             measurement=measurement,
         )
         assert qr.privacy_spent_ == kw["params"]["cost"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"measurement": "gaussian", "epsilon": 1e-200, "delta": 1e-200},
+        {
+            "measurement": "laplace",
+            "epsilon": 1e-6,
+            "delta": 0.0,
+            "regularization": 1e300,
+        },
+    ],
+)
+def test_measure_all_refuses_unrepresentable_noise_or_penalty_before_the_charge(params):
+    # A second review: the Gaussian path raised a bare OverflowError
+    # (sigma**2); a huge accepted regularization (or epsilon just above the
+    # Laplace refusal) made the fit's penalty inf: charged, then NaN with
+    # RuntimeWarnings, releasing the public start.
+    X, pub = _binned_data()
+    ledger = PrivacyAccountant(epsilon=1.0, delta=1e-3)
+    qr = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[3, 3, 3]),
+        support="public",
+        selection="all",
+        accountant=ledger,
+        **params,
+    )
+    with pytest.raises(ValueError, match="finite"):
+        qr.fit(X, X_public=pub)
+    assert ledger.history == []
