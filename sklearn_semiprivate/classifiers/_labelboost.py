@@ -392,7 +392,12 @@ class LabelBoostClassifier(
         cost = self._privacy_cost(**base_kwargs)
         # The base learner's parameters are checked first (free).
         estimator = clone(self.estimator)
-        if hasattr(estimator, "_validate_params"):
+        # (A learner of another library may have _validate_params from
+        # BaseEstimator without _parameter_constraints: a review's
+        # AttributeError.)
+        if hasattr(estimator, "_parameter_constraints") and hasattr(
+            estimator, "_validate_params"
+        ):
             estimator._validate_params()
         refuse_unset_bounds(
             estimator,

@@ -207,7 +207,8 @@ class FinalStepMixin:
         if not named:
             return final
         # Its parameters are checked first (free): a bad one must not cost.
-        final._validate_params()
+        if hasattr(final, "_parameter_constraints"):
+            final._validate_params()
         # Every ledger is checked before any is charged: the usual refusal
         # charges none.
         inputs = {**final_params, **({} if public is None else {"X_public": public})}

@@ -200,3 +200,24 @@ def test_the_secret_seed_is_not_kept_in_the_fitted_learner(name):
         if key.endswith("random_state")
     }
     assert random_states == {"random_state": None}
+
+
+# The same learner without _parameter_constraints (BaseEstimator still gives
+# it _validate_params): LabelBoost and the active learner raised a bare
+# AttributeError on it (a review), where the reduction fitted it.
+_Bare = type(
+    "_Bare",
+    (ClassifierMixin, BaseEstimator),
+    {
+        k: v
+        for k, v in vars(_ForeignDPLearner).items()
+        if k not in ("_parameter_constraints", "__dict__", "__weakref__")
+    },
+)
+
+
+@pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction"])
+def test_a_foreign_learner_without_parameter_constraints_is_fitted(name):
+    X, y, kw = _data(name)
+    fitted = _wrappers(_Bare)[name].fit(X, y, **kw)
+    assert fitted.predict(X[:3]).shape == (3,)
