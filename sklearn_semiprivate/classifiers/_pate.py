@@ -153,6 +153,10 @@ class PATEClassifier(
         private rows, the teachers' seeds and the vote noise never come from
         it: they are fresh OS entropy on every fit (see
         :func:`~sklearn_semiprivate.reproducible_noise` for tests and docs).
+        (A wrapper of this package that holds this classifier, e.g.
+        :class:`~sklearn_semiprivate.research.PublicDataReduction`, seeds a
+        teacher's unset ``random_state`` from its own public one first; the
+        guarantee holds for fixed teacher seeds, see the Notes.)
     n_jobs : int, default=None
         Teachers fitted in parallel through joblib (``None``: one at a time;
         ``-1``: all cores; any joblib backend, e.g. Dask's through
