@@ -471,3 +471,36 @@ def test_a_scoring_error_on_the_test_rows_quotes_no_value():
     assert info.value.__cause__ is None and info.value.__context__ is None
     # Each fit charges as it runs (no fit was reserved ahead of it).
     assert 1 <= len(ledger.history) <= 4
+
+
+def test_the_whole_budget_check_uses_a_final_estimator_s_own_cost():
+    # A third review: SemiPrivateClassifier's final_estimator is fitted with
+    # its own ledgers and charges them its own cost; the check used the outer
+    # cost there, passing a curve that ledger could not hold (the third fit
+    # refused after the outer charge) and refusing one it could.
+    from sklearn_semiprivate import PrivacyBudgetError, SemiPrivateTreeClassifier
+
+    X, y, X_pub, _, X_test, y_test = _curve_data()
+    outer, final = PrivacyAccountant(epsilon=100.0), PrivacyAccountant(epsilon=5.0)
+
+    def make(final_epsilon):
+        return SemiPrivateClassifier(
+            "stumps", epsilon=0.7, classes=[0, 1], accountant=outer,
+            final_estimator=SemiPrivateTreeClassifier(
+                epsilon=final_epsilon, classes=[0, 1], accountant=final
+            ),
+        )  # fmt: skip
+
+    with pytest.raises(PrivacyBudgetError):  # 3 x 2.0 > 5.0
+        privacy_utility_curve(
+            make(2.0), X, y, X_public=PublicData(X_pub), X_test=X_test,
+            y_test=y_test, param_values=[0.7], n_repeats=3,
+        )  # fmt: skip
+    assert outer.history == [] and final.history == []
+    final = PrivacyAccountant(epsilon=1.0)  # holds 3 x 0.1, not 3 x 0.7
+    scores, _ = privacy_utility_curve(
+        make(0.1), X, y, X_public=PublicData(X_pub), X_test=X_test,
+        y_test=y_test, param_values=[0.7], n_repeats=3,
+    )  # fmt: skip
+    assert scores.shape == (1, 3)
+    assert [c.cost.epsilon for c in final.history] == [0.1] * 3

@@ -251,6 +251,8 @@ class SemiPrivateClassifier(
     __metadata_request__fit = {"X_public": True, "y_public": True}
     # Fitted on the cover's (public or grid) points, never on private rows.
     _params_not_fitted_on_rows = ("final_estimator",)
+    # Fitted with its own ledgers, which it charges its own cost.
+    _params_charged_own_cost = ("final_estimator",)
 
     # Its fitted final estimator names the ledgers its parameter names.
     _inner_estimators = (("final_estimator_", "final_estimator"),)

@@ -21,7 +21,7 @@ from sklearn.utils import check_array, check_consistent_length, get_tags
 
 from .._public import PublicData
 from ..accounting._composition import compose_basic
-from ..accounting._reservation import every_ledger, fit_cost
+from ..accounting._reservation import accountant_keys, fit_cost
 from ..utils._private_errors import call_inner_on_private, call_on_private
 
 __all__ = ["privacy_utility_curve"]
@@ -179,15 +179,45 @@ def _check_whole_budget(fits):
     """
     totals = {}
     for est, fit_params in fits:
-        held = {id(led): led for led in every_ledger(est) if led is not None}
-        if not held or not hasattr(est, "_privacy_cost"):
-            continue
-        cost = fit_cost(est, **fit_params)
-        for key, ledger in held.items():
-            totals.setdefault(key, (ledger, []))[1].append(cost)
+        for ledger, cost in _charges_of_one_fit(est, fit_params):
+            totals.setdefault(id(ledger), (ledger, []))[1].append(cost)
     for ledger, charged in totals.values():
         total = compose_basic(charged)
         ledger.check(total.epsilon, total.delta)
+
+
+def _charges_of_one_fit(est, fit_params):
+    """``(ledger, cost)`` for every charge a fit of ``est`` makes, as stated.
+
+    The estimator charges each distinct ledger it holds, nested ones too, its
+    own cost once, except those under a parameter it lists in
+    ``_params_charged_own_cost`` (``SemiPrivateClassifier``'s
+    ``final_estimator``, fitted with its ledgers on public points), which
+    that estimator charges its own cost (a third review: the check used the
+    outer cost there). Nothing for an estimator that states no cost.
+    """
+    if not hasattr(est, "_privacy_cost"):
+        return []
+    params = est.get_params(deep=True)
+    own = getattr(est, "_params_charged_own_cost", ())
+    groups = {}
+    for key in accountant_keys(est):
+        ledger = params[key]
+        if ledger is None:
+            continue
+        head = key.split("__")[0]
+        group = head if head in own and key != "accountant" else None
+        groups.setdefault(group, {})[id(ledger)] = ledger
+    charges = []
+    for group, ledgers in groups.items():
+        if group is None:
+            cost = fit_cost(est, **fit_params)
+        elif hasattr(params[group], "_privacy_cost"):
+            cost = fit_cost(params[group])
+        else:
+            continue
+        charges += [(ledger, cost) for ledger in ledgers.values()]
+    return charges
 
 
 def _check_test_rows(estimator, X, X_test, y_test):

@@ -127,11 +127,14 @@ def forget_secret_seeds(fitted, given):
     """After a fit: the seeds ``secret_seed`` gave set back to None.
 
     The fitted clone would otherwise hold, in its parameters, the seed of
-    another library's learner's noise, and a released model must not hold
-    anything that determines its noise (DESIGN §2; a review found the fitted
+    another library's learner's noise (DESIGN §2; a review found the fitted
     inner learner's ``random_state`` exposed). The keys are those
     :func:`seed_unset_random_states` gave a secret seed: unset in ``given``
-    (the estimator as the user passed it) and not of a known owner.
+    (the estimator as the user passed it) and not of a known owner. Every
+    estimator reachable from ``fitted`` (fitted attributes too) holding one
+    of those seeds as its ``random_state`` gets None. What the learner
+    derives from its seed and stores itself (an ensemble's members' seeds)
+    is its own, as when it is fitted alone.
 
     Returns
     -------
@@ -142,17 +145,40 @@ def forget_secret_seeds(fitted, given):
         return fitted
     params = given.get_params(deep=True)
     fitted_params = fitted.get_params(deep=True)
-    keys = [
-        key
+    secret = {
+        fitted_params[key]
         for key, value in params.items()
         if value is None
         and key.rsplit("__", 1)[-1] == "random_state"
         and key in fitted_params
         and not _known_owners(given, params, key)
-    ]
-    if keys:
-        fitted.set_params(**dict.fromkeys(keys))
+    }
+    secret.discard(None)
+    if secret:
+        # Fitted copies too: a pipeline's fitted steps (steps_) are clones
+        # of its parameters' steps, holding the same seed (a third review).
+        _unset_seeds(fitted, secret, set())
     return fitted
+
+
+def _unset_seeds(obj, secret, seen):
+    """Unset every reachable estimator's ``random_state`` that is in ``secret``."""
+    if id(obj) in seen or isinstance(obj, (str, bytes, np.ndarray, int, float)):
+        return
+    seen.add(id(obj))
+    if isinstance(obj, dict):
+        children = list(obj.values())
+    elif isinstance(obj, (list, tuple)):
+        children = list(obj)
+    elif hasattr(obj, "get_params") and not isinstance(obj, type):
+        state = getattr(obj, "random_state", None)
+        if isinstance(state, int) and state in secret:
+            obj.set_params(random_state=None)
+        children = list(vars(obj).values()) if hasattr(obj, "__dict__") else []
+    else:
+        return
+    for child in children:
+        _unset_seeds(child, secret, seen)
 
 
 def _known_owners(estimator, params, key):

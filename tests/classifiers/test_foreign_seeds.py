@@ -221,3 +221,41 @@ def test_a_foreign_learner_without_parameter_constraints_is_fitted(name):
     X, y, kw = _data(name)
     fitted = _wrappers(_Bare)[name].fit(X, y, **kw)
     assert fitted.predict(X[:3]).shape == (3,)
+
+
+@pytest.mark.parametrize("name", ["LabelBoost", "active", "reduction"])
+def test_the_secret_seed_is_not_kept_in_a_pipeline_s_fitted_steps(name):
+    # A third review: forget_secret_seeds reset the pipeline's parameter
+    # steps, but its fitted steps_ (clones) kept the seed, and a pickled model
+    # gave the exact counts back.
+    def learner(**kw):
+        return PublicFittedPipeline(
+            [("s", StandardScaler()), ("clf", _ForeignDPLearner(**kw))]
+        )
+
+    X, y, kw = _data(name)
+    SEEN.clear()
+    fitted = _wrappers(learner)[name].fit(X, y, **kw)
+    seed = SEEN[-1]
+    assert isinstance(seed, int)
+    found = []
+
+    def walk(obj, seen):
+        if id(obj) in seen or isinstance(obj, (str, bytes, int, float, np.ndarray)):
+            return
+        seen.add(id(obj))
+        if isinstance(obj, dict):
+            items = obj.values()
+        elif isinstance(obj, (list, tuple)):
+            items = obj
+        elif hasattr(obj, "__dict__"):
+            items = vars(obj).values()
+        else:
+            return
+        for item in items:
+            if isinstance(item, int) and item == seed:
+                found.append(type(obj).__name__)
+            walk(item, seen)
+
+    walk(fitted, set())
+    assert found == []
