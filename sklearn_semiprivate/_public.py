@@ -116,9 +116,9 @@ def column_names(X):
 def _is_scalar_label(label):
     # pandas' NA and NaT are scalars too; a MultiIndex label is a tuple of
     # them; arrays, lists and columns of data are none of these.
-    if isinstance(label, str):
+    if isinstance(label, (str, bytes)):
         return True
-    if isinstance(label, tuple):
+    if isinstance(label, (tuple, frozenset)):
         return all(_is_scalar_label(part) for part in label)
     return np.ndim(label) == 0 and not hasattr(label, "__len__")
 
@@ -126,6 +126,9 @@ def _is_scalar_label(label):
 def _same_label(a, b):
     if a is b:
         return True
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        # MultiIndex labels, NaN parts included (a third review).
+        return len(a) == len(b) and all(map(_same_label, a, b))
     try:
         if bool(a == b):
             return True

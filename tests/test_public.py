@@ -279,20 +279,31 @@ def _frame(columns):
     return pd.DataFrame(np.zeros((3, len(columns))), columns=columns)
 
 
-@pytest.mark.parametrize("kind", ["nan", "NA", "multi"])
+@pytest.mark.parametrize("kind", ["nan", "NA", "multi", "multi-nan", "bytes"])
 def test_identical_unusual_labels_are_accepted_and_reordered_ones_refused(kind):
-    # A second review: identical frames with a NaN label were refused ("[0.0,
-    # 1.0, nan] vs [0.0, 1.0, nan]"), a pandas NA label raised a bare TypeError.
+    # Second and third reviews: identical frames with a NaN label (also inside
+    # a MultiIndex label) were refused ("[0.0, 1.0, nan] vs [0.0, 1.0, nan]"),
+    # a pandas NA label raised a bare TypeError, and bytes labels were not
+    # compared at all (swapped columns accepted and charged).
     pd = pytest.importorskip("pandas")
     from sklearn_semiprivate._public import column_names, labels_differ
 
-    labels = {
-        "nan": [0.0, 1.0, np.nan],
-        "NA": pd.array([0, 1, None], dtype="Int64"),
-        "multi": pd.MultiIndex.from_tuples([("a", 1), ("b", 2), ("c", np.nan)]),
-    }[kind]
-    frame = pd.DataFrame(np.zeros((3, 3)), columns=labels)
-    assert not labels_differ(column_names(frame), column_names(frame.copy()))
+    def labels():  # built anew each time: distinct NaN objects
+        return {
+            "nan": lambda: [0.0, 1.0, float("nan")],
+            "NA": lambda: pd.array([0, 1, None], dtype="Int64"),
+            "multi": lambda: pd.MultiIndex.from_tuples(
+                [("a", 1), ("b", 2), ("c", float("nan"))]
+            ),
+            "multi-nan": lambda: pd.MultiIndex.from_tuples(
+                [("a", float("nan")), ("b", 1.0), ("c", 2.0)]
+            ),
+            "bytes": lambda: [b"a", b"b", b"c"],
+        }[kind]()
+
+    frame = pd.DataFrame(np.zeros((3, 3)), columns=labels())
+    same = pd.DataFrame(np.zeros((3, 3)), columns=labels())
+    assert not labels_differ(column_names(frame), column_names(same))
     reordered = frame.iloc[:, [1, 0, 2]]
     assert labels_differ(column_names(frame), column_names(reordered))
 

@@ -102,8 +102,10 @@ def checked_cost(probe, params, fit_params):
     otherwise a nonsensical cost would be composed (a review).
     """
     try:
+        # BaseEstimator gives _validate_params to another library's learner
+        # without _parameter_constraints: an AttributeError (a review).
         validate = getattr(probe, "_validate_params", None)
-        if validate is not None:
+        if validate is not None and hasattr(probe, "_parameter_constraints"):
             validate()
     except Exception as exc:
         raise named_error(exc, params, "has invalid parameters") from exc

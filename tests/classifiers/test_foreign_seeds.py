@@ -259,3 +259,14 @@ def test_the_secret_seed_is_not_kept_in_a_pipeline_s_fitted_steps(name):
 
     walk(fitted, set())
     assert found == []
+
+
+def test_the_search_names_what_a_foreign_learner_lacks():
+    # A third review: a bare AttributeError (_parameter_constraints) before
+    # the search's own clear refusal.
+    from sklearn_semiprivate.model_selection import PrivateParameterSearch
+
+    X, y, kw = _data("reduction")
+    search = PrivateParameterSearch(_Bare(classes=[0, 1]), {"epsilon": [0.5]})
+    with pytest.raises(TypeError, match="no accountant parameter"):
+        search.fit(X, y, **kw)
