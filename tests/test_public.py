@@ -318,6 +318,6 @@ def test_unlabeled_rows_with_integer_labels_in_another_order_are_refused():
     clf = GenericLearnerClassifier(
         "stumps", n_bins=4, classes=[0, 1], bounds=(-10, 10), accountant=ledger
     )
-    with pytest.raises(ValueError, match="X_unlabeled's column names differ"):
+    with pytest.raises(ValueError, match="X_unlabeled's feature names differ"):
         clf.fit(X, y, X_unlabeled=X[[1, 0, 2]])
     assert ledger.history == []

@@ -122,7 +122,7 @@ def check_unlabeled_rows(estimator, X_unlabeled, n_features, n_bins, names=None)
         )
     if labels_differ(column_names(X_unlabeled), names):
         raise ValueError(
-            "X_unlabeled's column names differ from the private X's: "
+            "X_unlabeled's feature names differ from the private X's: "
             f"{list(column_names(X_unlabeled))} vs {list(names)}."
         )
     # The format fitted on X (n_features_in_, feature_names_in_, set by
