@@ -172,7 +172,11 @@ def _unset_seeds(obj, secret, seen):
         children = list(obj)
     elif hasattr(obj, "get_params") and not isinstance(obj, type):
         state = getattr(obj, "random_state", None)
-        if isinstance(state, int) and state in secret:
+        if (
+            isinstance(state, int)
+            and state in secret
+            and "random_state" in obj.get_params(deep=False)
+        ):
             obj.set_params(random_state=None)
         children = list(vars(obj).values()) if hasattr(obj, "__dict__") else []
     else:
