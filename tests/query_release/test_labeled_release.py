@@ -117,13 +117,17 @@ def test_unlabeled_fit_still_samples_rows_only():
     assert not hasattr(qr, "classes_") and not hasattr(qr, "support_labels_")
 
 
+@pytest.mark.parametrize("support", ["public", "mixture"])
 @pytest.mark.parametrize("labeled", [True, False])
-def test_dataframe_column_names_are_kept(labeled):
+def test_dataframe_column_names_are_kept(labeled, support):
+    # support="mixture": mutation round D's RL29 (the adaptive labeled
+    # sample dropped the names) survived with the public support only.
     X, y, X_pub = _data()
     df, df_pub = (pd.DataFrame(a, columns=["age", "zip"]) for a in (X, X_pub))
     q = LABEL_PAIRS if labeled else MarginalQueries(k=1, n_categories=2)
+    options = {"selection": "all"} if support == "public" else {}
     qr = PublicAssistedQueryRelease(
-        q, support="public", selection="all", classes=["no", "yes"]
+        q, support=support, classes=["no", "yes"], **options
     )
     if labeled:
         qr.fit(df, y, X_public=PublicData(df_pub))

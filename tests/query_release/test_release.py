@@ -194,6 +194,10 @@ def test_delta_where_needed():
         _fit(X, pub, delta=0.0, support="public")
     qr = _fit(X, pub, delta=0.0, support="public", measurement="laplace")
     assert qr.privacy_spent_.delta == 0.0
+    # Mutation round D's RL22: the representative support's own refusal
+    # (with Laplace measurement no other check refuses delta = 0).
+    with pytest.raises(ValueError, match="'representative' needs delta > 0"):
+        _fit(X, pub, delta=0.0, support="representative", measurement="laplace")
     with pytest.raises(InvalidParameterError):
         _fit(X, pub, delta=-1e-6)
     with pytest.raises(InvalidParameterError):
