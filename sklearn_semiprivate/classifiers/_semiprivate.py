@@ -19,7 +19,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from ..accounting import PrivacyAccountant, PrivacyCost
-from ..accounting._reservation import InnerLedgersMixin, reserve_budget
+from ..accounting._composition import compose_basic
+from ..accounting._reservation import (
+    InnerLedgersMixin,
+    every_ledger,
+    fit_cost,
+    reserve_budget,
+)
 from ..hypotheses import (
     DecisionStumps,
     Halfplanes,
@@ -368,6 +374,7 @@ class SemiPrivateClassifier(
                 data.classes,
             )
         cost = self._privacy_cost()
+        self._check_final_ledgers(cost)
         # Reserved atomically before the first private read, and kept whatever
         # happens next: a refused fit has read nothing, a failed one stays
         # charged.
@@ -423,6 +430,25 @@ class SemiPrivateClassifier(
         cover = self._build_cover(points, data.classes)
         progress.done(started, f"cover: {cover.size:,} members")
         return cover
+
+    def _check_final_ledgers(self, cost):
+        """Refuse, before the charge, a final estimator its ledgers cannot fit.
+
+        The final estimator is fitted on public points relabeled by the
+        release (post-processing) with its own ledgers, which it charges its
+        own cost. A review found it refused there, after this fit's charge
+        and private reads. Each of its ledgers is checked for that cost (plus
+        this fit's, if it is this fit's ledger too); nothing is charged here.
+        """
+        final = self.final_estimator
+        if final is None or not hasattr(final, "_privacy_cost"):
+            return
+        final_cost = fit_cost(final)
+        for ledger in {id(led): led for led in every_ledger(final) if led}.values():
+            total = final_cost
+            if ledger is self.accountant:
+                total = compose_basic([cost, final_cost])
+            ledger.check(total.epsilon, total.delta)
 
     def _privacy_neighbours(self, **fit_params):
         """The neighbours ``_privacy_cost`` holds for (docs/privacy.rst).

@@ -395,3 +395,36 @@ def test_cover_parameter_errors_without_bounds_cost_nothing():
         with pytest.raises(ValueError, match="1-D class"):
             clf.fit(X, (X[:, 0] > 0).astype(int))
     assert ledger.spent().epsilon == 0.0
+
+
+def test_a_final_estimator_without_room_is_refused_before_the_charge():
+    # A review: the final estimator, fitted with its own ledger after this
+    # fit's charge and private reads, was refused there (outer ledger charged).
+    from sklearn_semiprivate import (
+        PrivacyAccountant,
+        PrivacyBudgetError,
+        SemiPrivateTreeClassifier,
+    )
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(200, 2))
+    y = (X[:, 0] > 0.5).astype(int)
+    pub = PublicData(rng.uniform(size=(30, 2)))
+    outer, final = PrivacyAccountant(epsilon=100.0), PrivacyAccountant(epsilon=5.0)
+    clf = SemiPrivateClassifier(
+        "stumps", epsilon=0.7, classes=[0, 1], accountant=outer,
+        final_estimator=SemiPrivateTreeClassifier(
+            epsilon=2.0, classes=[0, 1], accountant=final
+        ),
+    )  # fmt: skip
+    clf.fit(X, y, X_public=pub)
+    clf.fit(X, y, X_public=pub)
+    with pytest.raises(PrivacyBudgetError):  # 2.0 more does not fit in 5.0
+        clf.fit(X, y, X_public=pub)
+    assert [c.cost.epsilon for c in outer.history] == [0.7, 0.7]
+    # One ledger for both: this fit's 0.7 and the final estimator's 2.0.
+    shared = PrivacyAccountant(epsilon=2.5)
+    clf.set_params(accountant=shared, final_estimator__accountant=shared)
+    with pytest.raises(PrivacyBudgetError):
+        clf.fit(X, y, X_public=pub)
+    assert shared.history == []
