@@ -567,3 +567,36 @@ def test_stump_workload_on_joint_rows():
     np.testing.assert_array_equal(qr.classes_, [-1, 1])
     # Query x_label > 0.5 (code 1, label +1): about half the rows.
     assert abs(qr.answers_[2] - 0.5) < 0.05
+
+
+# --- mutation round D: survivors of the labeled helpers -----------------------
+
+
+def test_pairs_absent_from_public_labels_keep_positive_weight():
+    # LB02 (no label smoothing): a (point, label) pair no public row shows
+    # would start at weight 0, which multiplicative weights can never move.
+    from sklearn_semiprivate.query_release._labeled import labeled_support
+
+    points, weights = labeled_support(
+        np.array([[0.0], [0.0], [1.0]]), np.array([0, 0, 1]), 2
+    )
+    assert points[:, -1].tolist() == [0, 1, 0, 1]
+    assert np.all(weights > 0)
+    assert weights.sum() == pytest.approx(3.0)
+
+
+def test_the_label_length_message_quotes_no_row_count():
+    # LB05: the number of private rows is private under add/remove.
+    from sklearn_semiprivate.query_release._labeled import (
+        check_private_label_format,
+    )
+
+    with pytest.raises(ValueError) as info:
+        check_private_label_format(np.array(["no"] * 1234), 1233)
+    assert not any(ch.isdigit() for ch in str(info.value))
+
+
+def test_a_value_on_a_bin_edge_goes_to_the_upper_bin():
+    # LB09 (searchsorted side="left"): edges are lower bounds of their bins.
+    codes = bin_codes(np.array([[1.0], [3.0], [2.999]]), [np.array([1.0, 3.0])])
+    assert codes[:, 0].tolist() == [1.0, 2.0, 1.0]
