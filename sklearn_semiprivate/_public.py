@@ -148,10 +148,6 @@ def labels_differ(labels, other):
     )
 
 
-def _has_string_columns(X):
-    return _all_strings(getattr(X, "columns", None))
-
-
 def _all_strings(labels):
     """Whether ``labels`` are scikit-learn's feature names (all strings)."""
     return labels is not None and all(isinstance(c, str) for c in labels)
@@ -266,7 +262,7 @@ def check_public_data(
             "The public data set is empty (0 rows). Pass X_public=None for no "
             "public data."
         )
-    if feature_names is None and _has_string_columns(Xp):
+    if feature_names is None and _all_strings(public_names):
         # Reads column names only (strings: scikit-learn's feature names; a
         # frame's default integer labels are positions, as for an array). The
         # usual cause: a plain Pipeline's earlier steps turned X into an array
