@@ -16,12 +16,13 @@ import inspect
 import numpy as np
 import pytest
 
-from sklearn_semiprivate import PublicData
+from sklearn_semiprivate import PublicData, reproducible_noise
 from sklearn_semiprivate.mechanisms import GaussianMechanism, LaplaceMechanism
 from sklearn_semiprivate.query_release import (
     MarginalQueries,
     PublicAssistedQueryRelease,
     ThresholdQueries,
+    _adaptive,
     _pmw,
     _release,
     mwem_round_parameters,
@@ -255,3 +256,32 @@ def test_measure_all_noise_of_a_threshold_workload_is_at_the_stated_scale(
         b = LaplaceMechanism(1.0, sensitivity=q / n).scale
         # 400 answers: the mean of |z| is within 0.2 of 1 (4 se, p < 1e-4).
         assert abs(np.mean(np.abs(noise)) / b - 1.0) < 0.2
+
+
+# Weak kill AD04 (_adaptive_steps.py: one Gaussian draw shared by every cell
+# of a marginal). Killed in this round only by
+# test_noise_matches_the_accounted_scale, whose mean of z^2 over a few
+# marginals, with shared noise, is a mean of a few chi^2(1) draws: with the
+# 4 marginals of that run (z.size 2000) it passes with probability 0.32 per
+# support. Independence across cells, checked
+# directly: within one measured marginal of 200 cells the sample variance of
+# z is chi^2(199)/200 for independent noise (below 0.5 with probability
+# 3.5e-10 per marginal; the fit is seeded by reproducible_noise, so the
+# verdict is fixed), and exactly 0 for shared noise.
+@pytest.mark.parametrize("support", ["mixture", "graphical"])
+def test_noise_is_independent_across_the_cells_of_a_marginal(support):
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 200, size=(2000, 1)).astype(float)
+    X_pub = rng.integers(0, 200, size=(50, 1)).astype(float)
+    with reproducible_noise():
+        qr = PublicAssistedQueryRelease(
+            MarginalQueries(k=1, n_categories=200),
+            support=support,
+            n_iterations=3,
+            random_state=0,
+        ).fit(X, X_public=PublicData(X_pub))
+    cards = qr._adaptive_model().n_categories
+    assert len(qr.measurements_) >= 2
+    for cols, noisy, sigma in qr.measurements_:
+        true = _adaptive._counts(X.astype(np.int64), cols, cards)
+        assert np.var((noisy - true) / sigma) > 0.5
