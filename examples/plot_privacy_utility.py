@@ -38,11 +38,12 @@ the hyper-parameters, are not protected.
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.datasets import load_digits
-from sklearn.model_selection import GridSearchCV, KFold, train_test_split
+from sklearn.model_selection import GridSearchCV, train_test_split
 
 from sklearn_semiprivate import PublicData, SemiPrivateClassifier
 from sklearn_semiprivate.display import PrivacyUtilityDisplay
 from sklearn_semiprivate.hypotheses import PartitionLabelings
+from sklearn_semiprivate.model_selection import PrivateKFold
 
 X, y = load_digits(return_X_y=True)
 CLASSES = np.arange(10)  # the ten digits: part of the task's public description
@@ -170,9 +171,10 @@ search = GridSearchCV(
             PartitionLabelings("kmeans", n_clusters=k, random_state=0) for k in (10, 30)
         ],
     },
-    # KFold, not the default StratifiedKFold: stratified folds follow the
-    # private labels (docs/limitations.rst, "Stratified folds").
-    cv=KFold(3, shuffle=True, random_state=0),
+    # PrivateKFold, not the default StratifiedKFold (its folds follow the
+    # private labels) nor a seeded KFold (its folds follow the private number
+    # of rows): docs/limitations.rst, "Folds".
+    cv=PrivateKFold(3),
 ).fit(X_priv, y_priv, X_public=PublicData(X_pub))
 cv_display = PrivacyUtilityDisplay.from_cv_results(
     search.cv_results_, param_name="epsilon"

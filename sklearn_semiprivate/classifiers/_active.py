@@ -189,10 +189,11 @@ class SubSamplingActiveClassifier(
     a classifier's rows with ``StratifiedKFold`` by default, which reads
     every label of ``y`` to stratify, and score on the held-out rows, which
     reads theirs (an exact release, see the privacy page): pass a
-    non-stratified ``cv`` (``KFold``) and score on public labeled rows to
-    keep the labels outside ``K`` unread. The dtype of ``y``, and of the
-    oracle's answers, is format: complex or date labels are refused before
-    the charge when ``y`` is given.
+    non-stratified ``cv``
+    (:class:`~sklearn_semiprivate.model_selection.PrivateKFold`) and score on
+    public labeled rows to keep the labels outside ``K`` unread. The dtype of
+    ``y``, and of the oracle's answers, is format: complex or date labels are
+    refused before the charge when ``y`` is given.
 
     References
     ----------

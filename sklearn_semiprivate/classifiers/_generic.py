@@ -238,13 +238,16 @@ class GenericLearnerClassifier(ClassifierMixin, BaseEstimator):
     ``privacy_spent_``; pass an ``accountant`` to record it. ``X_unlabeled`` of
     the same length as ``X`` is sliced per fold by scikit-learn's
     cross-validation like ``X``. Each fold is then a separate, accounted fit
-    only if the folds do not depend on the labels: with ``StratifiedKFold``
-    (scikit-learn's default for an int ``cv``), one changed label moves many
-    labeled and unlabeled rows between folds (a review: 628 unlabeled rows,
-    and the released ``synthetic_`` told the two datasets apart), which no
-    charge covers. Pass ``cv=KFold(...)``. A score computed on private rows (a
-    validation fold) is an exact statistic of them, released outside the
-    guarantee.
+    only if the folds do not depend on the private rows: with
+    ``StratifiedKFold`` (scikit-learn's default for an int ``cv``), one
+    changed label moves many labeled and unlabeled rows between folds (a
+    review: 628 unlabeled rows, and the released ``synthetic_`` told the two
+    datasets apart), which no charge covers; a seeded ``KFold`` does the same
+    under add/remove neighbours, its folds being a function of the number of
+    rows. Pass ``cv=PrivateKFold(k)``
+    (:class:`~sklearn_semiprivate.model_selection.PrivateKFold`). A score
+    computed on private rows (a validation fold) is an exact statistic of
+    them, released outside the guarantee.
 
     References
     ----------

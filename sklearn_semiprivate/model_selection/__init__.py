@@ -4,7 +4,8 @@
 random stopping on a private validation split (Liu & Talwar 2019), or by the
 exponential mechanism on the candidates' counts of correct private
 predictions, charging its whole cost before any fit. The selection primitives
-are pure functions.
+are pure functions. :class:`PrivateKFold` is the cross-validation splitter whose
+fold models stay within their charges.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
@@ -15,8 +16,10 @@ from ._selection import (
     random_stopping_number_of_runs,
     random_stopping_output_distribution,
 )
+from ._split import PrivateKFold
 
 __all__ = [
+    "PrivateKFold",
     "PrivateParameterSearch",
     "random_stopping_cost",
     "random_stopping_number_of_runs",

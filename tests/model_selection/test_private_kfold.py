@@ -1,0 +1,201 @@
+"""PrivateKFold: folds that keep a cross-validation's fold models within their charges.
+
+The privacy check is at the splitter's level, where the coupling argument of
+the class Notes lives. The fold-0 model of a two-fold cross-validation is
+stood in for by the exponential mechanism over {always 0, always 1} scored by
+the number of training rows it gets right (sensitivity 1, epsilon-DP for
+add/remove): its probability of "always 1" given the fold's training set is
+exact, so averaging it over many draws of the splitter gives the probability
+of the event on a dataset (Rao-Blackwellised: no sampling of the mechanism).
+On a dataset built against the splitter's first draw and its neighbour
+without row 0, the two probabilities must stay within e^epsilon; a seeded
+``KFold``, the split the docs recommended before, and a seeded permutation
+inside ``PrivateKFold`` are caught by the same check.
+"""
+
+import numpy as np
+import pytest
+from sklearn.dummy import DummyClassifier
+from sklearn.model_selection import (
+    GridSearchCV,
+    KFold,
+    check_cv,
+    cross_validate,
+)
+
+from sklearn_semiprivate import (
+    PrivacyAccountant,
+    PublicData,
+    SemiPrivateClassifier,
+    reproducible_noise,
+)
+from sklearn_semiprivate.hypotheses import FiniteClass
+from sklearn_semiprivate.model_selection import PrivateKFold, _split
+
+EPS = 0.5
+
+
+def _p_always_one(y_train):
+    """Exponential mechanism over the two constants (score: rows right)."""
+    zeros, ones = np.sum(y_train == 0), np.sum(y_train == 1)
+    return 1.0 / (1.0 + np.exp(EPS * (zeros - ones) / 2.0))
+
+
+def _event_probability(cv, y, n_draws):
+    """P[fold-0 model is "always 1"], averaged over ``n_draws`` splits."""
+    X = np.zeros((y.size, 1))
+    total = 0.0
+    for _ in range(n_draws):
+        train, _ = next(iter(cv.split(X)))
+        total += _p_always_one(y[train])
+    return total / n_draws
+
+
+def _adversarial_pair(cv, n=40):
+    """D: labels 0 exactly on the rows of ``cv``'s first fold-0 training set
+    (an attacker who can predict a seeded split builds the data against it);
+    D' = D without row 0."""
+    X = np.zeros((n, 1))
+    train0, _ = next(iter(cv.split(X)))
+    y = np.ones(n, dtype=int)
+    y[train0] = 0
+    return y, y[1:]
+
+
+def _max_log_ratio(cv, n_draws):
+    y, y_neighbour = _adversarial_pair(cv)
+    p = _event_probability(cv, y, n_draws)
+    q = _event_probability(cv, y_neighbour, n_draws)
+    # The event and its complement, both directions.
+    return max(abs(np.log(p / q)), abs(np.log((1 - p) / (1 - q))))
+
+
+def test_fold_models_stay_within_epsilon_on_neighbours():
+    # Measured 0.055-0.10 over five runs of 4000 draws (each row is in the
+    # training set with probability 1/2 and moves the score by one); the
+    # Monte Carlo error is a few hundredths, so EPS is over 20 of them away.
+    assert _max_log_ratio(PrivateKFold(2), n_draws=4000) <= EPS
+
+
+def test_the_check_catches_a_seeded_permutation(monkeypatch):
+    # The mutant: PrivateKFold's draw replaced by a seeded permutation.
+    def seeded(random_state=None):
+        class Seeded:
+            def integers(self, k, size):
+                return np.random.default_rng(0).permutation(size) % k
+
+        return Seeded()
+
+    monkeypatch.setattr(_split, "noise_rng", seeded)
+    assert _max_log_ratio(PrivateKFold(2), n_draws=10) > 4 * EPS
+
+
+def test_the_check_catches_a_seeded_kfold():
+    # The mutant: folds a function of n and a public seed. Removing row 0
+    # moves about half the other rows between folds (log ratio 4.4).
+    assert _max_log_ratio(KFold(2, shuffle=True, random_state=0), n_draws=1) > 4 * EPS
+
+
+@pytest.mark.parametrize("n_splits", [2, 3, 5])
+def test_every_row_is_tested_once_and_trained_on_elsewhere(n_splits):
+    X = np.zeros((500, 3))
+    folds = list(PrivateKFold(n_splits).split(X))
+    assert len(folds) == n_splits == PrivateKFold(n_splits).get_n_splits()
+    tests = np.concatenate([test for _, test in folds])
+    np.testing.assert_array_equal(np.sort(tests), np.arange(500))
+    for train, test in folds:
+        np.testing.assert_array_equal(np.union1d(train, test), np.arange(500))
+        assert np.intersect1d(train, test).size == 0
+
+
+def test_folds_are_fresh_on_every_call_whatever_the_seed():
+    X = np.zeros((200, 1))
+    cv = PrivateKFold(3, random_state=0)
+    first = [test for _, test in cv.split(X)]
+    second = [test for _, test in cv.split(X)]
+    # Identical by chance with probability 3 ** -200.
+    assert any(not np.array_equal(a, b) for a, b in zip(first, second))
+
+
+def test_folds_are_reproducible_inside_reproducible_noise():
+    X = np.zeros((200, 1))
+    with reproducible_noise():
+        first = [test for _, test in PrivateKFold(3, random_state=0).split(X)]
+        second = [test for _, test in PrivateKFold(3, random_state=0).split(X)]
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fold_sizes_follow_independent_uniform_draws():
+    # Each row's fold is uniform: over 200 splits of 300 rows the share of
+    # rows in fold 0 is 1/3 (sd about 0.0016; the bounds are 10 sd away), and
+    # row 0 is in fold 0 about a third of the time (sd 0.033, bounds 5 sd).
+    X = np.zeros((300, 1))
+    in_fold0, row0 = [], []
+    for _ in range(200):
+        _, test = next(PrivateKFold(3).split(X))
+        in_fold0.append(test.size / 300)
+        row0.append(0 in test)
+    assert abs(np.mean(in_fold0) - 1 / 3) < 0.016
+    assert abs(np.mean(row0) - 1 / 3) < 0.17
+
+
+@pytest.mark.parametrize("bad", [1, 0, -2, 2.5, True, "3", None])
+def test_bad_n_splits_is_a_value_error(bad):
+    with pytest.raises(ValueError, match="n_splits must be an int >= 2"):
+        list(PrivateKFold(bad).split(np.zeros((50, 1))))
+    with pytest.raises(ValueError, match="n_splits must be an int >= 2"):
+        PrivateKFold(bad).get_n_splits()
+
+
+def test_an_empty_fold_is_a_value_error_that_quotes_no_row_count():
+    # One row and two folds: one fold is always empty.
+    with pytest.raises(ValueError, match="drew no rows") as info:
+        list(PrivateKFold(2).split(np.zeros((1, 4))))
+    assert "1" not in str(info.value).replace("n_splits=2", "")
+
+
+def test_scikit_learn_accepts_it():
+    cv = PrivateKFold(4)
+    assert check_cv(cv) is cv
+    assert repr(cv) == "PrivateKFold(n_splits=4, random_state=None)"
+
+
+def _constant_class():
+    X_pub = np.zeros((1, 1))
+    members = [
+        DummyClassifier(strategy="constant", constant=c).fit(X_pub, [c]) for c in (0, 1)
+    ]
+    return FiniteClass(members), PublicData(X_pub)
+
+
+def test_cross_validate_and_grid_search_charge_each_fold():
+    hclass, public = _constant_class()
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 1))
+    y = (rng.random(120) < 0.3).astype(int)
+    ledger = PrivacyAccountant(epsilon=100.0)
+    clf = SemiPrivateClassifier(hclass, epsilon=EPS, classes=[0, 1], accountant=ledger)
+    res = cross_validate(
+        clf,
+        X,
+        y,
+        cv=PrivateKFold(3),
+        return_estimator=True,
+        return_indices=True,
+        params={"X_public": public},
+    )
+    assert len(res["estimator"]) == 3 == len(ledger.history)
+    assert ledger.spent().epsilon == pytest.approx(3 * EPS)
+    tests = np.concatenate(res["indices"]["test"])
+    np.testing.assert_array_equal(np.sort(tests), np.arange(120))
+
+    ledger = PrivacyAccountant(epsilon=100.0)
+    search = GridSearchCV(
+        SemiPrivateClassifier(hclass, classes=[0, 1], accountant=ledger),
+        {"epsilon": [0.25, 0.5]},
+        cv=PrivateKFold(2),
+    ).fit(X, y, X_public=public)
+    # 2 candidates x 2 folds, then the refit at the chosen epsilon.
+    assert len(ledger.history) == 5
+    assert search.n_splits_ == 2
