@@ -5,12 +5,15 @@ A plain ``Pipeline`` fits its transformers on the private rows and routes
 on the public rows only and transform both sets; the private rows meet them
 only through ``transform``, a row-by-row map fixed by public data, so one
 changed private row is one changed transformed row and the last step's
-guarantee holds for the original rows.
+guarantee holds for the original rows. A step that maps a batch jointly
+(found on the public rows: ``_row_coupling``) transforms the private rows one
+at a time.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
 import time
+import warnings
 
 import numpy as np
 from scipy.sparse import issparse
@@ -32,6 +35,7 @@ from ..utils._sklearn_compat import (
 )
 from ._checks import check_formats, on_private, on_public, unwrap_public
 from ._final_step import _SKIPPED, FinalStepMixin, _clip_overflow
+from ._row_coupling import one_row_at_a_time, row_coupling_gap
 
 __all__ = ["PublicFittedPipeline", "make_public_fitted_pipeline"]
 
@@ -104,11 +108,15 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
     **Privacy.** The transformers are fitted on the public rows and labels
     only, and see the private rows only through ``transform``; the private
     ``y`` reaches the last step only. A fitted transformer is a map fixed by
-    public data; if it transforms each row on its own (every scikit-learn
-    transformer does), one changed, added or removed private row is one
-    changed, added or removed transformed row, so the last step's guarantee
-    (neighbour relation, ``privacy_spent_``) holds for the original rows. A
-    ``transform`` that mixes rows (batch statistics) breaks this. Not
+    public data; if it transforms each row on its own, one changed, added or
+    removed private row is one changed, added or removed transformed row, so
+    the last step's guarantee (neighbour relation, ``privacy_spent_``) holds
+    for the original rows. A ``transform`` that mixes rows breaks this
+    (scikit-learn's ``NMF`` stops on a criterion summed over the batch): each
+    fitted step first transforms up to 32 public rows one at a time, and a
+    step whose outputs then differ from the batch's beyond rounding
+    transforms the private rows one at a time, with a ``UserWarning``. The
+    probe sees only what the public rows show (limitations page). Not
     protected: the public data and the fitted transformers.
 
     **Errors.** A failure on the public rows quotes the original message; a
@@ -279,13 +287,30 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
                 steps_.append((name, step))
                 continue
             step = clone(step)
+            transform = step.transform if hasattr(step, "transform") else None
             if Xp is not None:
                 # fit, then transform: the public rows must go through the map
                 # the private and test rows will (TargetEncoder's fit_transform
                 # cross-fits, giving public rows other values; a review).
+                X_in = Xpt
                 Xpt = on_public(name, _fit_then_transform(step), Xpt, yp)
+                # A step that maps the batch jointly (NMF) transforms the
+                # private rows one at a time (_row_coupling): found here, on
+                # public rows only, before any private read.
+                gap = on_public(name, row_coupling_gap, step, X_in, Xpt)
+                if gap:
+                    warnings.warn(
+                        f"Step {name!r} ({type(step).__name__}) transforms rows "
+                        "jointly: on the public rows, one row at a time differs "
+                        f"from the batch by up to {gap:.3g}. So that one private "
+                        "row changes only its own transformed row, the private "
+                        "rows are transformed one at a time (slower).",
+                        UserWarning,
+                        stacklevel=2,
+                    )
+                    transform = one_row_at_a_time(step.transform)
                 self._log(idx, name, start)
-            fitted.append((idx, name, step))
+            fitted.append((idx, name, step, transform))
             steps_.append((name, step))
         name, final = self.steps[-1]
         if Xp is not None and not issparse(Xpt):
@@ -313,9 +338,9 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         # transformed: whether a transform of them fails is a question the
         # public fit chose (an encoder's categories), answered exactly.
         Xt = X
-        for idx, step_name, step in fitted:
+        for idx, step_name, step, transform in fitted:
             if Xp is not None:
-                Xt = on_private(step_name, step.transform, Xt)
+                Xt = on_private(step_name, transform, Xt)
             else:
                 Xt = on_private(step_name, step.fit_transform, Xt, y, action="fit on")
                 self._log(idx, step_name, start, private=True)

@@ -112,11 +112,18 @@ def test_private_rows_reach_transformers_only_through_transform(spy):
     assert fits[0][0] is X_pub
     np.testing.assert_array_equal(fits[0][1], y_pub)
     # The public rows go through transform after the fit (the map every
-    # other row takes), then the private rows, the very object passed to fit.
-    assert len(transforms) == 2
-    assert transforms[0] is X_pub and transforms[1] is X
+    # other row takes), then the first 32 public rows one at a time (the
+    # probe for a transformer that couples rows, _row_coupling), then the
+    # private rows, the very object passed to fit.
+    probes = [X_seen for X_seen in transforms if X_seen.shape[0] == 1]
+    assert len(probes) == 32
+    for i, X_seen in enumerate(probes):
+        np.testing.assert_array_equal(X_seen, X_pub[i : i + 1])
+    batches = [X_seen for X_seen in transforms if X_seen.shape[0] > 1]
+    assert len(batches) == 2
+    assert batches[0] is X_pub and batches[1] is X
     for method, X_seen, y_seen in spy.log:
-        assert X_seen.shape[0] in (X_pub.shape[0], X.shape[0])
+        assert X_seen.shape[0] in (X_pub.shape[0], X.shape[0], 1)
         if method != "transform":
             assert not np.array_equal(X_seen, X)
             assert y_seen is None or y_seen.shape[0] == X_pub.shape[0]
@@ -140,10 +147,11 @@ def test_cross_validation_never_fits_a_transformer_on_private_rows(spy, routing)
     for _, X_seen, y_seen in fits:
         assert X_seen is X_pub
         np.testing.assert_array_equal(y_seen, y_pub)
-    # transform saw the public rows after each fit, the 200-row training
-    # folds and the 100-row test folds.
+    # transform saw the public rows after each fit (and 32 of them one at a
+    # time, the probe of _row_coupling), the 200-row training folds and the
+    # 100-row test folds.
     sizes = sorted(X_seen.shape[0] for m, X_seen, _ in spy.log if m == "transform")
-    assert sizes == sorted([len(X_pub)] * 3 + [100] * 3 + [200] * 3)
+    assert sizes == sorted([1] * 96 + [len(X_pub)] * 3 + [100] * 3 + [200] * 3)
 
 
 def test_unlabeled_public_rows_give_transformers_no_labels(spy):
@@ -288,10 +296,11 @@ def test_complex_private_rows_are_not_quoted():
 
 def test_unknown_message_is_withheld():
     X, y, X_pub = make_data()
+    n_private = len(X)
 
     class Leaky(Spy):
         def transform(self, X):
-            if len(X) == len(X_pub):  # the public rows pass
+            if len(X) != n_private:  # the public rows (and probes) pass
                 return super().transform(X)
             raise RuntimeError(f"row {X[0]} is odd")
 
