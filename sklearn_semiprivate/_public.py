@@ -311,7 +311,10 @@ def check_public_data(
             "If this estimator is the last step of a scikit-learn Pipeline, its "
             "earlier steps transformed X but not X_public (routed fit parameters "
             "skip them): use sklearn_semiprivate.PublicFittedPipeline, which fits "
-            "them on the public rows and transforms both."
+            "them on the public rows and transforms both. Wrappers that fit on a "
+            "subset of the columns (RFE, RFECV, SequentialFeatureSelector, "
+            "BaggingClassifier(max_features<1)) cannot pass X_public the same "
+            "subset: they do not work with public data."
         )
     if Xp.size and np.max(np.abs(Xp)) > MAX_PUBLIC_MAGNITUDE:
         # A public-only check: public points set covers, bins, centroids and

@@ -123,7 +123,10 @@ def fit_cost(estimator, **fit_params):
             f"{type(estimator).__name__} does not state its privacy cost before "
             "a fit (no _privacy_cost method): only the estimators of "
             "sklearn_semiprivate, which reserve their cost before their first "
-            "private read, can be used here."
+            "private read, can be used here. A scikit-learn wrapper "
+            "(BaggingClassifier, OneVsRestClassifier, CalibratedClassifierCV) "
+            "goes around them instead: around the whole PublicFittedPipeline, "
+            "say, not as its last step."
         )
     return PrivacyCost(*method(**fit_params))
 

@@ -274,11 +274,18 @@ def _encoded_labels_hint(classes):
 
     Depends on the (public) label set only, never on the private labels: the
     hint is given whenever ``classes`` are not already the codes
-    ``0 .. n_classes - 1``, whichever labels made the check fail.
+    ``0 .. n_classes - 1``, whichever labels made the check fail; for the
+    codes ``[0, 1]`` it names ``OutputCodeClassifier``'s ``{-1, 1}`` coding.
     """
     codes = np.arange(classes.size)
     if classes.dtype.kind in "iub" and np.array_equal(classes, codes):
-        return ""
+        if classes.size != 2:
+            return ""
+        return (
+            " OutputCodeClassifier codes its binary problems as {-1, 1} when "
+            "the estimator has decision_function (as the logistic regression "
+            "does), else as {0, 1}: inside it, declare classes=[-1, 1]."
+        )
     return (
         " Meta-estimators such as VotingClassifier, BaggingClassifier and "
         "StackingClassifier encode the labels as 0..n_classes-1 before fitting "

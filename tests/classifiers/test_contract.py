@@ -16,7 +16,11 @@ import pytest
 import sklearn
 from sklearn.ensemble import BaggingClassifier, VotingClassifier
 from sklearn.model_selection import GridSearchCV, KFold
-from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
+from sklearn.multiclass import (
+    OneVsOneClassifier,
+    OneVsRestClassifier,
+    OutputCodeClassifier,
+)
 
 import sklearn_semiprivate
 from sklearn_semiprivate import (
@@ -26,6 +30,7 @@ from sklearn_semiprivate import (
     PublicData,
     PublicDataWarning,
     SemiPrivateClassifier,
+    SemiPrivateLogisticRegression,
     reproducible_noise,
 )
 from sklearn_semiprivate.research import PublicDataReduction
@@ -354,6 +359,22 @@ def test_one_vs_rest_and_one_vs_one_hint_says_binary_codes(meta):
         meta(base).fit(X, y3)
     assert "classes=[0, 1] inside them" in str(err.value)
     fixed = meta(base.set_params(classes=[0, 1])).fit(X, y3)
+    assert set(fixed.predict(X).tolist()) <= {0, 1, 2}
+
+
+def test_output_code_hint_names_its_minus_one_coding():
+    # A review: OutputCodeClassifier codes its binary problems as {-1, 1}
+    # for an estimator with decision_function; classes=[0, 1] was charged,
+    # then refused with no hint (the codes 0..n-1 gave none).
+    X, y, _ = make_data()
+    y3 = y + (X[:, 0] > 0.5)
+    base = SemiPrivateLogisticRegression(classes=[0, 1], bounds=(0, 1))
+    with pytest.raises(ValueError, match="some labels") as err:
+        OutputCodeClassifier(base, random_state=0).fit(X, y3)
+    assert "declare classes=[-1, 1]" in str(err.value)
+    fixed = OutputCodeClassifier(base.set_params(classes=[-1, 1]), random_state=0).fit(
+        X, y3
+    )
     assert set(fixed.predict(X).tolist()) <= {0, 1, 2}
 
 
