@@ -5,15 +5,13 @@ A plain ``Pipeline`` fits its transformers on the private rows and routes
 on the public rows only and transform both sets; the private rows meet them
 only through ``transform``, a row-by-row map fixed by public data, so one
 changed private row is one changed transformed row and the last step's
-guarantee holds for the original rows. A step that maps a batch jointly
-(found on the public rows: ``_row_coupling``) transforms the private rows one
-at a time.
+guarantee holds for the original rows. A step not known to map each row on
+its own (``_row_coupling``) transforms the rows one at a time.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
 import time
-import warnings
 
 import numpy as np
 from scipy.sparse import issparse
@@ -35,7 +33,11 @@ from ..utils._sklearn_compat import (
 )
 from ._checks import check_formats, on_private, on_public, unwrap_public
 from ._final_step import _SKIPPED, FinalStepMixin, _clip_overflow
-from ._row_coupling import one_row_at_a_time, row_coupling_gap
+from ._row_coupling import (
+    maps_rows_independently,
+    one_row_at_a_time,
+    warn_row_by_row,
+)
 
 __all__ = ["PublicFittedPipeline", "make_public_fitted_pipeline"]
 
@@ -80,6 +82,15 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         preprocessing, hence the model, is then **not** differentially private
         (an opt-in for scikit-learn's ``check_estimator``, which fits without
         public data).
+    row_wise : {"known", "all"} or list of str, default="known"
+        Which transformers may transform a batch of private rows at once: the
+        guarantee needs each row mapped on its own, and some transformers use
+        their batch (``NMF``). ``"known"``: the scikit-learn transformers
+        known to map each row on its own (scalers, encoders, imputers, PCA,
+        feature selectors, and composites of them); every other step
+        transforms the rows one at a time, slower, with a ``UserWarning``.
+        A list of step names: those too (your declaration that their
+        ``transform`` maps each row on its own). ``"all"``: every step.
     verbose : bool, default=False
         If True, print the elapsed time as each step is fitted.
 
@@ -87,6 +98,9 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
     ----------
     steps_ : list of (str, estimator) tuples
         The fitted steps (clones of ``steps``).
+    row_by_row_steps_ : list of str
+        The steps that transform rows one at a time, in ``fit`` and in
+        ``predict`` and the other methods (``row_wise``).
     named_steps_ : :class:`~sklearn.utils.Bunch`
         The fitted steps by name.
     classes_ : ndarray of shape (n_classes,)
@@ -112,12 +126,10 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
     removed private row is one changed, added or removed transformed row, so
     the last step's guarantee (neighbour relation, ``privacy_spent_``) holds
     for the original rows. A ``transform`` that mixes rows breaks this
-    (scikit-learn's ``NMF`` stops on a criterion summed over the batch): each
-    fitted step first transforms up to 32 public rows one at a time, and a
-    step whose outputs then differ from the batch's beyond rounding
-    transforms the private rows one at a time, with a ``UserWarning``. The
-    probe sees only what the public rows show (limitations page). Not
-    protected: the public data and the fitted transformers.
+    (scikit-learn's ``NMF`` stops on a criterion summed over the batch): a
+    step that is not a known row-wise transformer, nor declared one in
+    ``row_wise``, transforms the rows one at a time. Not protected: the
+    public data and the fitted transformers.
 
     **Errors.** A failure on the public rows quotes the original message; a
     failure on the private rows gives the step, the exception's type and at
@@ -154,12 +166,16 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
     _parameter_constraints = {
         "steps": [list],
         "fit_on_private": [StrOptions({"raise", "warn"})],
+        "row_wise": [StrOptions({"known", "all"}), list],
         "verbose": ["boolean"],
     }
 
-    def __init__(self, steps, *, fit_on_private="raise", verbose=False):
+    def __init__(
+        self, steps, *, fit_on_private="raise", row_wise="known", verbose=False
+    ):
         self.steps = steps
         self.fit_on_private = fit_on_private
+        self.row_wise = row_wise
         self.verbose = verbose
 
     def get_params(self, deep=True):
@@ -287,31 +303,21 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
                 steps_.append((name, step))
                 continue
             step = clone(step)
-            transform = step.transform if hasattr(step, "transform") else None
             if Xp is not None:
                 # fit, then transform: the public rows must go through the map
                 # the private and test rows will (TargetEncoder's fit_transform
                 # cross-fits, giving public rows other values; a review).
-                X_in = Xpt
                 Xpt = on_public(name, _fit_then_transform(step), Xpt, yp)
-                # A step that maps the batch jointly (NMF) transforms the
-                # private rows one at a time (_row_coupling): found here, on
-                # public rows only, before any private read.
-                gap = on_public(name, row_coupling_gap, step, X_in, Xpt)
-                if gap:
-                    warnings.warn(
-                        f"Step {name!r} ({type(step).__name__}) transforms rows "
-                        "jointly: on the public rows, one row at a time differs "
-                        f"from the batch by up to {gap:.3g}. So that one private "
-                        "row changes only its own transformed row, the private "
-                        "rows are transformed one at a time (slower).",
-                        UserWarning,
-                        stacklevel=2,
-                    )
-                    transform = one_row_at_a_time(step.transform)
                 self._log(idx, name, start)
-            fitted.append((idx, name, step, transform))
+            fitted.append((idx, name, step))
             steps_.append((name, step))
+        # A step not known to map each row on its own (NMF's transform uses
+        # its batch) transforms the private rows one at a time
+        # (_row_coupling): decided by the steps' types and row_wise, public,
+        # before the charge.
+        row_by_row = self._row_by_row(fitted)
+        if row_by_row and Xp is not None:
+            warn_row_by_row(row_by_row)
         name, final = self.steps[-1]
         if Xp is not None and not issparse(Xpt):
             # The last step checks its public rows too, but after the charge:
@@ -338,8 +344,11 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         # transformed: whether a transform of them fails is a question the
         # public fit chose (an encoder's categories), answered exactly.
         Xt = X
-        for idx, step_name, step, transform in fitted:
+        for idx, step_name, step in fitted:
             if Xp is not None:
+                transform = step.transform
+                if step_name in row_by_row:
+                    transform = one_row_at_a_time(transform)
                 Xt = on_private(step_name, transform, Xt)
             else:
                 Xt = on_private(step_name, step.fit_transform, Xt, y, action="fit on")
@@ -357,6 +366,7 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         self._log(len(self.steps) - 1, name, start, private=True)
 
         self.steps_ = steps_
+        self.row_by_row_steps_ = row_by_row
         self._name_inner_ledgers()
         self.n_features_in_ = n_features
         if names is not None:
@@ -367,6 +377,24 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "steps_")
+
+    def _row_by_row(self, fitted):
+        """Names of the fitted transformers to run one row at a time."""
+        if isinstance(self.row_wise, str) and self.row_wise == "all":
+            return []
+        declared = [] if isinstance(self.row_wise, str) else list(self.row_wise)
+        names = [name for _, name, _ in fitted]
+        unknown = [d for d in declared if d not in names]
+        if unknown:
+            raise ValueError(
+                f"row_wise names {unknown}, which are not transformer steps of "
+                f"this pipeline: {names}."
+            )
+        return [
+            name
+            for _, name, step in fitted
+            if name not in declared and not maps_rows_independently(step)
+        ]
 
     def _call_final(self, method, X, *args, **kwargs):
         """Transform ``X`` with the fitted transformers, then call the last step.
@@ -383,10 +411,17 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         # the first step (or, with none, the last step) as it is, which
         # refuses it as it would alone (a review: with no transformer, inf
         # rows were predicted).
+        # A step not known to map rows on their own transforms them one at a
+        # time, as in fit: a row's prediction then does not depend on the
+        # other rows it is predicted with.
+        row_by_row = getattr(self, "row_by_row_steps_", [])
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            for _, step in self.steps_[:-1]:
+            for name, step in self.steps_[:-1]:
                 if step not in _SKIPPED:
-                    X = _clip_overflow(step.transform(X))
+                    transform = step.transform
+                    if name in row_by_row:
+                        transform = one_row_at_a_time(transform)
+                    X = _clip_overflow(transform(X))
         return getattr(self.steps_[-1][1], method)(X, *args, **kwargs)
 
     @available_if(_final_step_has("predict"))
@@ -491,7 +526,9 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         return tags
 
 
-def make_public_fitted_pipeline(*steps, fit_on_private="raise", verbose=False):
+def make_public_fitted_pipeline(
+    *steps, fit_on_private="raise", row_wise="known", verbose=False
+):
     """Build a :class:`PublicFittedPipeline`, naming the steps after their types.
 
     Parameters
@@ -499,6 +536,8 @@ def make_public_fitted_pipeline(*steps, fit_on_private="raise", verbose=False):
     *steps : estimators
         The transformers, then the semi-private estimator.
     fit_on_private : {"raise", "warn"}, default="raise"
+        See :class:`PublicFittedPipeline`.
+    row_wise : {"known", "all"} or list of str, default="known"
         See :class:`PublicFittedPipeline`.
     verbose : bool, default=False
         If True, print the elapsed time as each step is fitted.
@@ -520,7 +559,10 @@ def make_public_fitted_pipeline(*steps, fit_on_private="raise", verbose=False):
     ['standardscaler', 'pca', 'semiprivateclassifier']
     """
     return PublicFittedPipeline(
-        _name_estimators(steps), fit_on_private=fit_on_private, verbose=verbose
+        _name_estimators(steps),
+        fit_on_private=fit_on_private,
+        row_wise=row_wise,
+        verbose=verbose,
     )
 
 

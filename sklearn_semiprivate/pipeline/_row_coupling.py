@@ -1,94 +1,138 @@
-"""Transformers that map a batch jointly, found on public rows and run row by row.
+"""Which transformers map each row on its own; the others run one row at a time.
 
 The pipeline's guarantee rests on its transformers mapping each private row
 on its own: one changed private row is then one changed transformed row. Most
-do (scalers, encoders, PCA), but some solve for the whole batch at once:
-scikit-learn's ``NMF.transform`` stops its coordinate descent when a
-violation *summed over the batch* has fallen enough, so the number of
-iterations, and every row's output, depends on every row. A review replaced
-one of 400 private rows and moved a cover member's score by 199 instead of 1
-(an exact log-probability ratio near 60 against epsilon = 1).
+scikit-learn transformers do (scalers, encoders, PCA), but not all:
+``NMF.transform`` stops its coordinate descent when a violation *summed over
+the batch* has fallen enough, so the number of iterations, and every row's
+output, depends on every row. A review replaced one of 400 private rows and
+moved a cover member's score by 199 instead of 1 (an exact log-probability
+ratio near 60 against epsilon = 1). A user's transformer (a
+``FunctionTransformer`` included) may use statistics of its batch outright.
 
-Before any private read, each fitted step transforms up to ``N_PROBE`` public
-rows one at a time and compares them with the same rows transformed with all
-the public rows (a free check on public data). A step whose outputs differ
-beyond rounding transforms the private rows one at a time: slower, and
-row-wise by construction. The probe needs two public rows; a step that
-couples rows only on inputs the public rows do not show is not caught (the
-limitations page).
+A probe on the public rows (one at a time against the batch) was tried first
+and given up: a review hid a coupled step from it behind a large passthrough
+column, slipped a crafted coupling under its rounding tolerance, and found
+float32 rounding flagged as coupling. So the rule is a list instead: the
+scikit-learn transformers in ``ROW_WISE`` (exact classes, whose ``transform``
+is a map of each row fixed at fit; composites when every part is listed)
+transform a batch; any other step transforms the private rows one at a time,
+row-wise by construction and slower, and says so with a ``UserWarning``.
 """
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import warnings
+
 import numpy as np
 from scipy import sparse
+from sklearn import (
+    decomposition,
+    feature_selection,
+    impute,
+    kernel_approximation,
+    preprocessing,
+    random_projection,
+)
+from sklearn.compose import ColumnTransformer
+from sklearn.pipeline import FeatureUnion, Pipeline
 
 from ..utils._sklearn_compat import _safe_indexing
 
-__all__ = ["N_PROBE", "one_row_at_a_time", "row_coupling_gap"]
+__all__ = [
+    "ROW_WISE",
+    "maps_rows_independently",
+    "one_row_at_a_time",
+    "warn_row_by_row",
+]
 
-# Public rows probed per step: each costs one transform call.
-N_PROBE = 32
-# Differences below this, relative to the output's scale, are rounding (a
-# matrix product of one row and of many rows may round differently).
-RTOL = 1e-9
+# Each of these transforms a row from the row and the fitted state alone
+# (tests/pipeline/test_row_coupling.py checks every one, batch against one
+# row at a time). Exact classes: a subclass may override transform.
+ROW_WISE = frozenset(
+    [
+        preprocessing.StandardScaler,
+        preprocessing.MinMaxScaler,
+        preprocessing.MaxAbsScaler,
+        preprocessing.RobustScaler,
+        preprocessing.Normalizer,
+        preprocessing.Binarizer,
+        preprocessing.QuantileTransformer,
+        preprocessing.PowerTransformer,
+        preprocessing.OneHotEncoder,
+        preprocessing.OrdinalEncoder,
+        preprocessing.TargetEncoder,
+        preprocessing.KBinsDiscretizer,
+        preprocessing.PolynomialFeatures,
+        preprocessing.SplineTransformer,
+        impute.SimpleImputer,
+        impute.MissingIndicator,
+        decomposition.PCA,
+        decomposition.IncrementalPCA,
+        decomposition.TruncatedSVD,
+        kernel_approximation.RBFSampler,
+        kernel_approximation.Nystroem,
+        kernel_approximation.SkewedChi2Sampler,
+        kernel_approximation.AdditiveChi2Sampler,
+        random_projection.GaussianRandomProjection,
+        random_projection.SparseRandomProjection,
+        feature_selection.SelectKBest,
+        feature_selection.SelectPercentile,
+        feature_selection.VarianceThreshold,
+        feature_selection.SelectFromModel,
+    ]
+)
+
+_SKIP = (None, "passthrough", "drop")
 
 
-def _dense(X):
-    X = X.toarray() if sparse.issparse(X) else X
-    return np.asarray(getattr(X, "values", X))
-
-
-def row_coupling_gap(step, X_in, X_out):
-    """Largest difference between one-at-a-time and batch outputs, or 0.0.
+def maps_rows_independently(step):
+    """Whether ``step`` (fitted) is known to transform each row on its own.
 
     Parameters
     ----------
-    step : fitted transformer
-        A step fitted on the public rows.
-    X_in : array-like of shape (n_public, n_features)
-        The public rows the step transformed.
-    X_out : array-like of shape (n_public, n_out)
-        ``step.transform(X_in)``, the batch output.
+    step : transformer
+        A step of the pipeline.
 
     Returns
     -------
-    gap : float
-        0.0 when every probed row's own output matches the batch output up to
-        rounding (or when fewer than two public rows make a probe
-        impossible), else the largest absolute difference (``inf`` when the
-        outputs differ in shape or in a non-numeric value).
+    bool
+        True for the classes in ``ROW_WISE``, a ``FunctionTransformer`` of no
+        function or of a NumPy ufunc (elementwise), and a scikit-learn
+        ``Pipeline``, ``ColumnTransformer`` or ``FeatureUnion`` whose parts
+        all are (or are skipped).
     """
-    n = X_out.shape[0]
-    if n < 2 or not hasattr(step, "transform"):
-        return 0.0
-    batch = _dense(_safe_indexing(X_out, slice(0, min(n, N_PROBE))))
-    rows = [
-        _dense(step.transform(_safe_indexing(X_in, slice(i, i + 1))))
-        for i in range(batch.shape[0])
-    ]
-    if any(r.shape != (1, *batch.shape[1:]) for r in rows):
-        return float("inf")
-    single = np.concatenate(rows, axis=0)
-    if batch.dtype.kind not in "biuf" or single.dtype.kind not in "biuf":
-        return 0.0 if np.array_equal(single, batch) else float("inf")
-    batch, single = batch.astype(np.float64), single.astype(np.float64)
-    same = (np.isnan(batch) & np.isnan(single)) | (batch == single)
-    diff = np.where(same, 0.0, np.abs(single - batch))
-    finite = np.abs(batch[np.isfinite(batch)])
-    scale = 1.0 + (finite.max() if finite.size else 0.0)
-    gap = float(diff.max()) if diff.size else 0.0
-    return gap if gap > RTOL * scale else 0.0
+    if step is None or (isinstance(step, str) and step in _SKIP):
+        return True
+    kind = type(step)
+    if kind is Pipeline:
+        return all(maps_rows_independently(s) for _, s in step.steps)
+    if kind is FeatureUnion:
+        return all(maps_rows_independently(s) for _, s in step.transformer_list)
+    if kind is ColumnTransformer:
+        parts = getattr(step, "transformers_", step.transformers)
+        return all(maps_rows_independently(t) for _, t, _ in parts)
+    if kind is preprocessing.FunctionTransformer:
+        # The identity (a fitted ColumnTransformer's passthrough remainder)
+        # or a NumPy ufunc (np.log1p): elementwise.
+        return step.func is None or isinstance(step.func, np.ufunc)
+    return kind in ROW_WISE
+
+
+def _rows(X):
+    """``X`` in a form ``_safe_indexing`` can slice by rows."""
+    return X.tocsr() if sparse.issparse(X) and X.format not in ("csr", "csc") else X
 
 
 def one_row_at_a_time(transform):
     """``transform`` applied to each row on its own, the outputs stacked."""
 
     def transform_rows(X):
+        X = _rows(X)
         n = X.shape[0] if hasattr(X, "shape") else len(X)
-        outputs = [transform(_safe_indexing(X, slice(i, i + 1))) for i in range(n)]
-        if not outputs:
+        if n == 0:
             return transform(X)
+        outputs = [transform(_safe_indexing(X, slice(i, i + 1))) for i in range(n)]
         first = outputs[0]
         if sparse.issparse(first):
             return sparse.vstack(outputs, format=first.format)
@@ -101,3 +145,18 @@ def one_row_at_a_time(transform):
         return np.concatenate([np.asarray(o) for o in outputs], axis=0)
 
     return transform_rows
+
+
+def warn_row_by_row(names):
+    """Say which steps transform the private rows one at a time, and why."""
+    warnings.warn(
+        f"Steps {names} are not known to transform each row on its own (a "
+        "transform that uses its batch, as NMF's does, would let one private "
+        "row change the others' features), so they transform the rows one at "
+        "a time: slower. scikit-learn's scalers, encoders, imputers, PCA and "
+        "the like are known (sklearn_semiprivate.pipeline._row_coupling."
+        "ROW_WISE); declare others with PublicFittedPipeline(row_wise=[...]) "
+        "if their transform maps each row on its own.",
+        UserWarning,
+        stacklevel=3,
+    )

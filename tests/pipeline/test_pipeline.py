@@ -103,7 +103,7 @@ def spy():
 def test_private_rows_reach_transformers_only_through_transform(spy):
     X, y, X_pub = make_data()
     y_pub = (X_pub[:, 1] > 52.0).astype(int)
-    pipe = PublicFittedPipeline([("spy", Spy()), ("clf", clf())])
+    pipe = PublicFittedPipeline([("spy", Spy()), ("clf", clf())], row_wise=["spy"])
     pipe.fit(X, y, X_public=PublicData(X_pub, y_pub))
     fits = [(X_seen, y_seen) for m, X_seen, y_seen in spy.log if m.startswith("fit")]
     transforms = [X_seen for m, X_seen, _ in spy.log if m == "transform"]
@@ -112,18 +112,11 @@ def test_private_rows_reach_transformers_only_through_transform(spy):
     assert fits[0][0] is X_pub
     np.testing.assert_array_equal(fits[0][1], y_pub)
     # The public rows go through transform after the fit (the map every
-    # other row takes), then the first 32 public rows one at a time (the
-    # probe for a transformer that couples rows, _row_coupling), then the
-    # private rows, the very object passed to fit.
-    probes = [X_seen for X_seen in transforms if X_seen.shape[0] == 1]
-    assert len(probes) == 32
-    for i, X_seen in enumerate(probes):
-        np.testing.assert_array_equal(X_seen, X_pub[i : i + 1])
-    batches = [X_seen for X_seen in transforms if X_seen.shape[0] > 1]
-    assert len(batches) == 2
-    assert batches[0] is X_pub and batches[1] is X
+    # other row takes), then the private rows, the very object passed to fit.
+    assert len(transforms) == 2
+    assert transforms[0] is X_pub and transforms[1] is X
     for method, X_seen, y_seen in spy.log:
-        assert X_seen.shape[0] in (X_pub.shape[0], X.shape[0], 1)
+        assert X_seen.shape[0] in (X_pub.shape[0], X.shape[0])
         if method != "transform":
             assert not np.array_equal(X_seen, X)
             assert y_seen is None or y_seen.shape[0] == X_pub.shape[0]
@@ -140,23 +133,22 @@ def test_private_rows_reach_transformers_only_through_transform(spy):
 def test_cross_validation_never_fits_a_transformer_on_private_rows(spy, routing):
     X, y, X_pub = make_data(n=300)
     y_pub = (X_pub[:, 1] > 52.0).astype(int)
-    pipe = PublicFittedPipeline([("spy", Spy()), ("clf", clf())])
+    pipe = PublicFittedPipeline([("spy", Spy()), ("clf", clf())], row_wise=["spy"])
     cross_validate(pipe, X, y, cv=3, params={"X_public": PublicData(X_pub, y_pub)})
     fits = [(m, X_seen, y_seen) for m, X_seen, y_seen in spy.log if m != "transform"]
     assert len(fits) == 3
     for _, X_seen, y_seen in fits:
         assert X_seen is X_pub
         np.testing.assert_array_equal(y_seen, y_pub)
-    # transform saw the public rows after each fit (and 32 of them one at a
-    # time, the probe of _row_coupling), the 200-row training folds and the
-    # 100-row test folds.
+    # transform saw the public rows after each fit, the 200-row training
+    # folds and the 100-row test folds.
     sizes = sorted(X_seen.shape[0] for m, X_seen, _ in spy.log if m == "transform")
-    assert sizes == sorted([1] * 96 + [len(X_pub)] * 3 + [100] * 3 + [200] * 3)
+    assert sizes == sorted([len(X_pub)] * 3 + [100] * 3 + [200] * 3)
 
 
 def test_unlabeled_public_rows_give_transformers_no_labels(spy):
     X, y, X_pub = make_data()
-    PublicFittedPipeline([("spy", Spy()), ("clf", clf())]).fit(
+    PublicFittedPipeline([("spy", Spy()), ("clf", clf())], row_wise=["spy"]).fit(
         X, y, X_public=PublicData(X_pub)
     )
     assert [(m, y_seen) for m, _, y_seen in spy.log if m != "transform"] == [
@@ -210,7 +202,7 @@ def test_fixes_the_plain_pipeline_on_breast_cancer():
 
 def test_no_public_data_raises_before_any_private_read(spy):
     X, y, _ = make_data()
-    pipe = PublicFittedPipeline([("spy", Spy()), ("clf", clf())])
+    pipe = PublicFittedPipeline([("spy", Spy()), ("clf", clf())], row_wise=["spy"])
     with pytest.raises(ValueError, match=r"\['spy'\] on public rows only.*X_public"):
         pipe.fit(X, y)
     with pytest.raises(ValueError, match="on public rows only"):
@@ -296,15 +288,14 @@ def test_complex_private_rows_are_not_quoted():
 
 def test_unknown_message_is_withheld():
     X, y, X_pub = make_data()
-    n_private = len(X)
 
     class Leaky(Spy):
         def transform(self, X):
-            if len(X) != n_private:  # the public rows (and probes) pass
+            if len(X) == len(X_pub):  # the public rows pass
                 return super().transform(X)
             raise RuntimeError(f"row {X[0]} is odd")
 
-    pipe = PublicFittedPipeline([("leaky", Leaky()), ("clf", clf())])
+    pipe = PublicFittedPipeline([("leaky", Leaky()), ("clf", clf())], row_wise="all")
     with pytest.raises(ValueError, match=r"RuntimeError \(its message is withheld"):
         pipe.fit(X, y, X_public=PublicData(X_pub))
 

@@ -54,7 +54,9 @@ def test_a_transformer_whose_fit_takes_no_y_is_fitted_without_labels():
     X, X_pub = rng.uniform(size=(200, 2)), rng.uniform(size=(30, 2))
     y = (X[:, 0] > 0.5).astype(int)
     pipe = make_public_fitted_pipeline(
-        _FitTakesXOnly(), SemiPrivateClassifier(classes=[0, 1], random_state=0)
+        _FitTakesXOnly(),
+        SemiPrivateClassifier(classes=[0, 1], random_state=0),
+        row_wise="all",
     )
     pipe.fit(X, y, X_public=PublicData(X_pub))
     assert pipe.score(X, y) > 0.5
@@ -90,7 +92,7 @@ def test_transformers_scikit_learn_s_pipeline_takes_are_taken(step):
     X, X_pub = rng.uniform(size=(200, 2)), rng.uniform(size=(30, 2))
     y = (X[:, 0] > 0.5).astype(int)
     pipe = make_public_fitted_pipeline(
-        step, SemiPrivateClassifier(classes=[0, 1], random_state=0)
+        step, SemiPrivateClassifier(classes=[0, 1], random_state=0), row_wise="all"
     )
     pipe.fit(X, y, X_public=PublicData(X_pub))
     assert pipe.predict(X).shape == (200,)
