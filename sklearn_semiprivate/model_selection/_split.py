@@ -79,14 +79,21 @@ class PrivateKFold(BaseCrossValidator):
     and a mixture, over a distribution that does not depend on the data, of
     pairs of outputs within ``(epsilon, delta)`` is within ``(epsilon,
     delta)``. Replace-one: the replaced row keeps its position and so its
-    fold. The ``k`` fold models compose to the ``k`` charges. Whether a fold
-    comes out empty depends on ``n`` only; :meth:`split` then raises a
-    ``ValueError`` (probability at most ``k (1 - 1/k)^n``: about ``1e-9``
-    at ``k = 5`` and ``n = 100``).
+    fold. The ``k`` fold models compose to the ``k`` charges.
+
+    Not covered: whether a fold comes out empty depends on ``n`` (then
+    :meth:`split` raises a ``ValueError``), an event of probability at most
+    ``k (1 - 1/k)^n``, about ``1e-9`` at ``k = 5`` and ``n = 100``: it adds
+    that much to the ``delta`` of the whole. The fold indices
+    (``cross_validate(return_indices=True)``) and sizes hold ``n`` exactly,
+    private under add/remove. The scores on the held-out folds are releases
+    whatever the splitter (see the privacy page).
 
     The fold sizes are random (binomial with mean ``n / k``), and two calls
     of :meth:`split` give different folds: a ``GridSearchCV`` calls it once
-    per ``fit``, so its candidates share the folds of that fit.
+    per ``fit``, so its candidates share the folds of that fit;
+    ``HalvingGridSearchCV``, which requires the same folds at every call,
+    refuses it.
 
     Examples
     --------
@@ -122,6 +129,16 @@ class PrivateKFold(BaseCrossValidator):
         k = self.n_splits
         if isinstance(k, (bool, np.bool_)) or not isinstance(k, Integral) or k < 2:
             raise ValueError(f"n_splits must be an int >= 2, got {k!r}.")
+        seed = self.random_state
+        if seed is not None and (
+            isinstance(seed, (bool, np.bool_))
+            or not isinstance(seed, Integral)
+            or not 0 <= seed < 2**32
+        ):
+            # Checked always, not only where reproducible_noise reads it.
+            raise ValueError(
+                f"random_state must be None or an int in [0, 2**32), got {seed!r}."
+            )
         return int(k)
 
     def split(self, X, y=None, groups=None):

@@ -96,6 +96,79 @@ def test_the_check_catches_a_seeded_kfold():
     assert _max_log_ratio(KFold(2, shuffle=True, random_state=0), n_draws=1) > 4 * EPS
 
 
+def _joint_probabilities(cv, y, n_draws):
+    """P[(fold-0 model, fold-1 model) = (a, b)] for the four constant pairs."""
+    X = np.zeros((y.size, 1))
+    total = np.zeros((2, 2))
+    for _ in range(n_draws):
+        (train0, _), (train1, _) = list(cv.split(X, y))
+        p0, p1 = _p_always_one(y[train0]), _p_always_one(y[train1])
+        total += np.outer([1 - p0, p0], [1 - p1, p1])
+    return total / n_draws
+
+
+def _max_joint_log_ratio(cv, n_draws):
+    # Labels alternating, so a row removed in the middle shifts every later
+    # row's position parity; the neighbours remove the first, a middle and
+    # the last row. Both fold models together are charged 2 EPS.
+    y = np.arange(40) % 2
+    P = _joint_probabilities(cv, y, n_draws)
+    ratios = []
+    for row in (0, 20, 39):
+        Q = _joint_probabilities(cv, np.delete(y, row), n_draws)
+        ratios.append(np.abs(np.log(P / Q)).max())
+    return max(ratios)
+
+
+def test_all_fold_models_together_stay_within_their_charges():
+    # Measured about 0.1-0.2; the Monte Carlo error of each log ratio is
+    # about 0.03 with 3000 draws, so 2 EPS is over 25 of them away.
+    assert _max_joint_log_ratio(PrivateKFold(2), n_draws=3000) <= 2 * EPS
+
+
+def test_the_joint_check_catches_a_round_robin_with_a_fresh_offset(monkeypatch):
+    # The mutant: fold = (fresh offset + position) % k. Fresh, but a row
+    # removed in the middle moves every later row to the other fold.
+    def round_robin(random_state=None):
+        rng = np.random.default_rng()
+
+        class RoundRobin:
+            def integers(self, k, size):
+                return (rng.integers(k) + np.arange(size)) % k
+
+        return RoundRobin()
+
+    monkeypatch.setattr(_split, "noise_rng", round_robin)
+    assert _max_joint_log_ratio(PrivateKFold(2), n_draws=400) > 4 * EPS
+
+
+def test_folds_depend_on_neither_labels_nor_groups():
+    # A splitter that stratified by y when given it (as scikit-learn's
+    # default for classifiers does) would pass every check that calls
+    # split(X) alone: compare the folds for other labels and groups.
+    X = np.zeros((60, 2))
+    rng = np.random.default_rng(0)
+    folds = []
+    for y, groups in [
+        (None, None),
+        (np.arange(60) % 2, None),
+        (np.repeat([0, 1, 2], 20), rng.integers(5, size=60)),
+    ]:
+        with reproducible_noise():
+            folds.append(
+                [t for _, t in PrivateKFold(3, random_state=7).split(X, y, groups)]
+            )
+    for other in folds[1:]:
+        for a, b in zip(folds[0], other):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("bad", [-1, 2**32, 1.5, "abc", True])
+def test_bad_random_state_is_a_value_error_outside_the_context_too(bad):
+    with pytest.raises(ValueError, match="random_state must be None or an int"):
+        list(PrivateKFold(2, random_state=bad).split(np.zeros((50, 1))))
+
+
 @pytest.mark.parametrize("n_splits", [2, 3, 5])
 def test_every_row_is_tested_once_and_trained_on_elsewhere(n_splits):
     X = np.zeros((500, 3))
