@@ -9,6 +9,7 @@ a private value).
 # SPDX-License-Identifier: BSD-3-Clause
 
 import numpy as np
+from joblib import parallel_config
 
 from .._public import PublicData, column_names, labels_differ, warn_raw_public_array
 from ..utils._nested_fit import recorded_in_this_thread
@@ -129,9 +130,13 @@ def on_private(name, method, *args, action="transform"):
         # Warnings are recorded, not shown: a transformer may quote the private
         # values it warns about (a review: "clipping outlying value 31415.9",
         # OneHotEncoder naming the column of an unseen category).
+        # Sequential: a step's own joblib workers (ColumnTransformer's n_jobs)
+        # would print their warnings, private values and all, to stderr
+        # where no recorder sees them (a review).
         with (
             np.errstate(over="ignore", invalid="ignore", divide="ignore"),
             recorded_in_this_thread() as recorded,
+            parallel_config("sequential"),
         ):
             result = method(*args)
     except Exception as exc:

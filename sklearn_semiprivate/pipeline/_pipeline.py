@@ -82,7 +82,7 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         preprocessing, hence the model, is then **not** differentially private
         (an opt-in for scikit-learn's ``check_estimator``, which fits without
         public data).
-    row_wise : {"known", "all"} or list of str, default="known"
+    row_wise : {"known", "all"} or list or tuple of str, default="known"
         Which transformers may transform a batch of private rows at once: the
         guarantee needs each row mapped on its own, and some transformers use
         their batch (``NMF``). ``"known"``: the scikit-learn transformers
@@ -166,7 +166,7 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
     _parameter_constraints = {
         "steps": [list],
         "fit_on_private": [StrOptions({"raise", "warn"})],
-        "row_wise": [StrOptions({"known", "all"}), list],
+        "row_wise": [StrOptions({"known", "all"}), list, tuple],
         "verbose": ["boolean"],
     }
 
@@ -296,8 +296,9 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
                 stacklevel=3,
             )
 
+        declared = self._declared_row_wise()
         start = time.perf_counter()
-        steps_, Xpt, fitted = [], Xp, []
+        steps_, Xpt, fitted, public_out = [], Xp, [], {}
         for idx, (name, step) in enumerate(self.steps[:-1]):
             if step in _SKIPPED:
                 steps_.append((name, step))
@@ -308,6 +309,7 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
                 # the private and test rows will (TargetEncoder's fit_transform
                 # cross-fits, giving public rows other values; a review).
                 Xpt = on_public(name, _fit_then_transform(step), Xpt, yp)
+                public_out[name] = Xpt  # the format each private row must keep
                 self._log(idx, name, start)
             fitted.append((idx, name, step))
             steps_.append((name, step))
@@ -315,7 +317,11 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         # its batch) transforms the private rows one at a time
         # (_row_coupling): decided by the steps' types and row_wise, public,
         # before the charge.
-        row_by_row = self._row_by_row(fitted)
+        row_by_row = [
+            name
+            for _, name, step in fitted
+            if name not in declared and not maps_rows_independently(step)
+        ]
         if row_by_row and Xp is not None:
             warn_row_by_row(row_by_row)
         name, final = self.steps[-1]
@@ -348,7 +354,7 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
             if Xp is not None:
                 transform = step.transform
                 if step_name in row_by_row:
-                    transform = one_row_at_a_time(transform)
+                    transform = one_row_at_a_time(transform, public_out[step_name])
                 Xt = on_private(step_name, transform, Xt)
             else:
                 Xt = on_private(step_name, step.fit_transform, Xt, y, action="fit on")
@@ -378,22 +384,29 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
     def __sklearn_is_fitted__(self):
         return hasattr(self, "steps_")
 
-    def _row_by_row(self, fitted):
-        """Names of the fitted transformers to run one row at a time."""
-        if isinstance(self.row_wise, str) and self.row_wise == "all":
-            return []
-        declared = [] if isinstance(self.row_wise, str) else list(self.row_wise)
-        names = [name for _, name, _ in fitted]
+    def _declared_row_wise(self):
+        """The step names ``row_wise`` declares row-wise (all for ``"all"``)."""
+        names = [name for name, _ in self.steps[:-1]]
+        if isinstance(self.row_wise, str):
+            return names if self.row_wise == "all" else []
+        declared = list(self.row_wise)
         unknown = [d for d in declared if d not in names]
         if unknown:
             raise ValueError(
                 f"row_wise names {unknown}, which are not transformer steps of "
                 f"this pipeline: {names}."
             )
+        return declared
+
+    def _row_by_row_steps(self):
+        """``row_by_row_steps_``; for a pipeline fitted before it existed, every
+        fitted step not known to be row-wise."""
+        if hasattr(self, "row_by_row_steps_"):
+            return self.row_by_row_steps_
         return [
             name
-            for _, name, step in fitted
-            if name not in declared and not maps_rows_independently(step)
+            for name, step in self.steps_[:-1]
+            if step not in _SKIPPED and not maps_rows_independently(step)
         ]
 
     def _call_final(self, method, X, *args, **kwargs):
@@ -414,7 +427,7 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
         # A step not known to map rows on their own transforms them one at a
         # time, as in fit: a row's prediction then does not depend on the
         # other rows it is predicted with.
-        row_by_row = getattr(self, "row_by_row_steps_", [])
+        row_by_row = self._row_by_row_steps()
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             for name, step in self.steps_[:-1]:
                 if step not in _SKIPPED:
@@ -537,7 +550,7 @@ def make_public_fitted_pipeline(
         The transformers, then the semi-private estimator.
     fit_on_private : {"raise", "warn"}, default="raise"
         See :class:`PublicFittedPipeline`.
-    row_wise : {"known", "all"} or list of str, default="known"
+    row_wise : {"known", "all"} or list or tuple of str, default="known"
         See :class:`PublicFittedPipeline`.
     verbose : bool, default=False
         If True, print the elapsed time as each step is fitted.

@@ -43,6 +43,7 @@ __all__ = [
     "ROW_WISE",
     "maps_rows_independently",
     "one_row_at_a_time",
+    "output_format",
     "warn_row_by_row",
 ]
 
@@ -97,10 +98,10 @@ def maps_rows_independently(step):
     Returns
     -------
     bool
-        True for the classes in ``ROW_WISE``, a ``FunctionTransformer`` of no
-        function or of a NumPy ufunc (elementwise), and a scikit-learn
-        ``Pipeline``, ``ColumnTransformer`` or ``FeatureUnion`` whose parts
-        all are (or are skipped).
+        True for the classes in ``ROW_WISE`` (``Nystroem`` with a named
+        kernel only), the identity ``FunctionTransformer``, and a
+        scikit-learn ``Pipeline``, ``ColumnTransformer`` or ``FeatureUnion``
+        whose parts all are (or are skipped).
     """
     if step is None or (isinstance(step, str) and step in _SKIP):
         return True
@@ -113,9 +114,14 @@ def maps_rows_independently(step):
         parts = getattr(step, "transformers_", step.transformers)
         return all(maps_rows_independently(t) for _, t, _ in parts)
     if kind is preprocessing.FunctionTransformer:
-        # The identity (a fitted ColumnTransformer's passthrough remainder)
-        # or a NumPy ufunc (np.log1p): elementwise.
-        return step.func is None or isinstance(step.func, np.ufunc)
+        # The identity only (a fitted ColumnTransformer's passthrough
+        # remainder). Not ufuncs: a review aliased public and private outputs
+        # through kw_args={"out": ...}, np.frompyfunc wraps any callable, a
+        # gufunc mixes rows, and the input's dtype is the batch's.
+        return step.func is None and not step.kw_args
+    if kind is kernel_approximation.Nystroem:
+        # A callable kernel is user code run on the rows.
+        return isinstance(step.kernel, str)
     return kind in ROW_WISE
 
 
@@ -124,8 +130,25 @@ def _rows(X):
     return X.tocsr() if sparse.issparse(X) and X.format not in ("csr", "csc") else X
 
 
-def one_row_at_a_time(transform):
-    """``transform`` applied to each row on its own, the outputs stacked."""
+def output_format(out):
+    """What must be the same for every row's output: container, dtypes, columns."""
+    if sparse.issparse(out):
+        return ("sparse", out.format, out.dtype, out.shape[1:])
+    if hasattr(out, "iloc"):
+        return ("frame", tuple(map(str, out.dtypes)), tuple(out.columns))
+    out = np.asarray(out)
+    return ("array", out.dtype, out.shape[1:])
+
+
+def one_row_at_a_time(transform, reference=None):
+    """``transform`` applied to each row on its own, the outputs stacked.
+
+    Every row's output must have the format of ``reference`` (a batch output
+    of the step, e.g. the public rows'), or else of the first row's: stacking
+    outputs of different formats would align frames on their column labels or
+    promote one row's dtype onto the others (a review), letting a row change
+    the others. A mismatch is a ``ValueError`` that quotes no value.
+    """
 
     def transform_rows(X):
         X = _rows(X)
@@ -133,13 +156,21 @@ def one_row_at_a_time(transform):
         if n == 0:
             return transform(X)
         outputs = [transform(_safe_indexing(X, slice(i, i + 1))) for i in range(n)]
-        first = outputs[0]
+        first = outputs[0] if reference is None else reference
+        want = output_format(first)
+        if any(output_format(o) != want for o in outputs):
+            raise ValueError(
+                "A step transforming the rows one at a time returned outputs "
+                "of different formats (container, dtypes or columns) for "
+                "different rows; they cannot be stacked without one row "
+                "changing the others."
+            )
         if sparse.issparse(first):
             return sparse.vstack(outputs, format=first.format)
         if hasattr(first, "iloc"):
             import pandas as pd
 
-            out = pd.concat(outputs, axis=0)
+            out = pd.concat(outputs, axis=0, ignore_index=True)
             out.index = X.index if hasattr(X, "index") else range(n)
             return out
         return np.concatenate([np.asarray(o) for o in outputs], axis=0)

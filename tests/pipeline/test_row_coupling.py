@@ -10,12 +10,15 @@ scikit-learn transformers (``ROW_WISE``, each checked here) and the steps the
 user declares in ``row_wise``, and runs every other step one row at a time.
 """
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.compose import ColumnTransformer
 from sklearn.decomposition import NMF, MiniBatchNMF
+from sklearn.kernel_approximation import Nystroem
 from sklearn.pipeline import FeatureUnion, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 
@@ -115,9 +118,18 @@ def test_which_steps_are_known_row_wise():
     assert not maps_rows_independently(_nmf())
     assert not maps_rows_independently(MiniBatchNMF())
     assert not maps_rows_independently(_Centred())
-    assert maps_rows_independently(FunctionTransformer(np.log1p))  # a ufunc
     assert maps_rows_independently(FunctionTransformer())  # the identity
     assert not maps_rows_independently(FunctionTransformer(lambda Z: Z - Z.mean(0)))
+    # A second review: ufuncs are not trusted. kw_args={"out": buf} made the
+    # public and private outputs one buffer (the last step got the private
+    # rows as its public data), np.frompyfunc wraps any callable, a gufunc
+    # (numpy.linalg's inv) mixes rows, and the input's dtype is the batch's.
+    assert not maps_rows_independently(FunctionTransformer(np.log1p))
+    assert not maps_rows_independently(FunctionTransformer(np.frompyfunc(abs, 1, 1)))
+    assert not maps_rows_independently(FunctionTransformer(kw_args={"out": None}))
+    # A callable kernel is user code run on the rows.
+    assert maps_rows_independently(Nystroem(kernel="rbf"))
+    assert not maps_rows_independently(Nystroem(kernel=lambda a, b: float(a @ b)))
 
     class Scaler(StandardScaler):  # a subclass may override transform
         pass
@@ -232,3 +244,86 @@ def test_one_row_at_a_time_keeps_the_output_format():
     scaler = StandardScaler().fit(arr)
     rows = one_row_at_a_time(scaler.transform)(arr)
     np.testing.assert_allclose(rows, scaler.transform(arr))
+
+
+def test_rows_whose_outputs_differ_in_format_are_refused():
+    # A second review: pd.concat aligned one-row frames on their columns, so
+    # a step building columns from values (get_dummies) let one private row
+    # reorder or add the others' columns; np.concatenate promoted one row's
+    # float onto the others' int64. Every row's output must keep the
+    # reference format (the public rows' in fit); a mismatch quotes nothing.
+    frame = pd.DataFrame({"city": ["a", "b", "a"], "x": [1.0, 2.0, 3.0]})
+    dummies = FunctionTransformer(lambda d: pd.get_dummies(d, dtype=float))
+    with pytest.raises(ValueError, match="different formats") as info:
+        one_row_at_a_time(dummies.fit(frame).transform)(frame)
+    assert "city" not in str(info.value)
+    ints = np.array([[1], [2]], dtype=np.int64)
+    mixed = FunctionTransformer(lambda Z: Z * 1.5 if Z[0, 0] == 2 else Z)
+    with pytest.raises(ValueError, match="different formats"):
+        one_row_at_a_time(mixed.fit(ints).transform)(ints)
+    # Against a reference: the one-row frames have the reference's columns.
+    ref = pd.get_dummies(frame, dtype=float)
+    with pytest.raises(ValueError, match="different formats"):
+        one_row_at_a_time(dummies.transform, ref)(frame.iloc[:1])
+
+
+def test_row_wise_accepts_a_tuple_and_checks_names_before_fitting_anything():
+    X_pub, X, _, y = _data()
+    fitted = []
+
+    class Recording(StandardScaler):
+        def fit(self, X, y=None):
+            fitted.append(len(X))
+            return super().fit(X, y)
+
+    pipe = PublicFittedPipeline(
+        [("rec", Recording()), ("mine", _Centred()), ("clf", _stumps())],
+        row_wise=("rec", "mine"),
+    ).fit(X, y, X_public=PublicData(X_pub))
+    assert pipe.row_by_row_steps_ == []
+    fitted.clear()
+    with pytest.raises(ValueError, match=r"row_wise names \['nope'\]"):
+        pipe.set_params(row_wise=["nope"]).fit(X, y, X_public=PublicData(X_pub))
+    assert fitted == []
+
+
+def test_a_pipeline_pickled_before_the_attribute_runs_unknown_steps_row_by_row():
+    X_pub, X, _, y = _data()
+    with pytest.warns(UserWarning, match="not known"):
+        pipe = make_public_fitted_pipeline(_Centred(), _stumps()).fit(
+            X, y, X_public=PublicData(X_pub)
+        )
+    expected = pipe.predict(X[:20])
+    del pipe.row_by_row_steps_  # as fitted by an older version
+    assert pipe._row_by_row_steps() == ["_centred"]
+    np.testing.assert_array_equal(pipe.predict(X[:20]), expected)
+
+
+class _Loud(TransformerMixin, BaseEstimator):
+    """Row-wise, but warns quoting a value it sees."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=float)
+        if X.max() > 100:
+            warnings.warn(
+                f"clipping outlying value {X.max()}", UserWarning, stacklevel=2
+            )
+        return np.minimum(X, 100)
+
+
+def test_a_step_s_own_workers_cannot_print_private_values(capfd):
+    # A second review: ColumnTransformer(n_jobs=2) ran its parts in loky
+    # workers, which printed "clipping outlying value 31415.9" to stderr.
+    X_pub, X, _, y = _data()
+    X = X.copy()
+    X[3, 0] = 31415.9
+    step = ColumnTransformer([("a", _Loud(), [0, 1]), ("b", _Loud(), [2, 3])], n_jobs=2)
+    pipe = PublicFittedPipeline([("ct", step), ("clf", _stumps())], row_wise=["ct"])
+    with pytest.warns(UserWarning, match="its message is withheld") as record:
+        pipe.fit(X, y, X_public=PublicData(X_pub))
+    captured = capfd.readouterr()
+    assert "31415" not in captured.err + captured.out
+    assert all("31415" not in str(w.message) for w in record)
