@@ -11,6 +11,7 @@ its own (``_row_coupling``) transforms the rows one at a time.
 
 # SPDX-License-Identifier: BSD-3-Clause
 
+import copy
 import time
 
 import numpy as np
@@ -344,7 +345,11 @@ class PublicFittedPipeline(FinalStepMixin, _BaseComposition):
             self._check_final_before_charge(
                 final, X, y, Xpt, yp, final_params, transformed=bool(fitted)
             )
-        public = None if Xp is None else PublicData(Xpt, yp)
+        # A copy: a step may return a buffer it writes again (a review:
+        # FunctionTransformer(np.log1p, kw_args={"out": buf})), and the
+        # private rows' transform below would then overwrite the public rows
+        # the last step gets.
+        public = None if Xp is None else PublicData(copy.deepcopy(Xpt), yp)
         final = self._reserve_final(clone(final), final_params, public)
         # Only now, with the last step's cost charged, are the private rows
         # transformed: whether a transform of them fails is a question the

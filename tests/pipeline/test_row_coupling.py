@@ -327,3 +327,28 @@ def test_a_step_s_own_workers_cannot_print_private_values(capfd):
     captured = capfd.readouterr()
     assert "31415" not in captured.err + captured.out
     assert all("31415" not in str(w.message) for w in record)
+
+
+def test_the_last_step_gets_the_public_rows_even_from_a_step_reusing_its_buffer(
+    monkeypatch,
+):
+    # A third review: with kw_args={"out": buf}, the step returned the same
+    # buffer for the public and the private rows, so the last step got the
+    # transformed private rows as its public data (equal sizes).
+    X_pub, X, _, y = _data()
+    X_pub = X_pub[:50]
+    X, y = X[:50], y[:50]
+    buf = np.empty_like(X)
+    step = FunctionTransformer(np.log1p, kw_args={"out": buf})
+    seen = []
+    call = _pipeline.call_inner_on_private
+
+    def spy(final, method, Xt, *args, X_public=None, **kwargs):
+        seen.append(np.array(X_public.X, copy=True))
+        return call(final, method, Xt, *args, X_public=X_public, **kwargs)
+
+    monkeypatch.setattr(_pipeline, "call_inner_on_private", spy)
+    PublicFittedPipeline([("log", step), ("clf", _stumps())], row_wise="all").fit(
+        X, y, X_public=PublicData(X_pub)
+    )
+    np.testing.assert_allclose(seen[0], np.log1p(X_pub))
