@@ -9,8 +9,9 @@ timing; none is statistical.
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.compose import ColumnTransformer
 from sklearn.model_selection import GridSearchCV
-from sklearn.preprocessing import StandardScaler
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
 from sklearn_semiprivate import (
     PrivacyAccountant,
@@ -56,6 +57,40 @@ def _curve_data(seed=0):
 
 
 # --- display/_curve.py ----------------------------------------------------------
+
+
+def test_a_failing_baseline_fails_first_and_quotes_no_private_cell():
+    # A review: the "non_private" baseline (a scikit-learn scaler and
+    # logistic regression on the raw private rows) ran after every charged
+    # fit, unwrapped: on a table with a string column it failed after the
+    # whole curve was charged, quoting "could not convert string to float:
+    # '<private cell>'". Baselines now run first, their private fits wrapped.
+    pd = pytest.importorskip("pandas")
+    X, y, X_pub, y_pub, X_test, y_test = _curve_data()
+
+    def frame(Z):
+        city = np.where(Z[:, 2] > 0.5, "paris", "rome").astype(object)
+        return pd.DataFrame({"a": Z[:, 0], "b": Z[:, 1], "city": city})
+
+    X, X_pub, X_test = frame(X), frame(X_pub), frame(X_test)
+    X.loc[0, "city"] = SECRET  # the first cell a float conversion meets
+    ledger = PrivacyAccountant(epsilon=50.0)
+    encode = ColumnTransformer(
+        [("city", OneHotEncoder(handle_unknown="ignore"), ["city"])],
+        remainder="passthrough",
+    )
+    estimator = make_public_fitted_pipeline(
+        encode, SemiPrivateClassifier(classes=[0, 1], accountant=ledger)
+    )
+    with pytest.raises(ValueError) as info:
+        privacy_utility_curve(
+            estimator, X, y, X_public=PublicData(X_pub, y_pub), X_test=X_test,
+            y_test=y_test, param_name="semiprivateclassifier__epsilon",
+            param_values=[0.5, 1.0], n_repeats=2, baselines=["non_private"],
+        )  # fmt: skip
+    assert SECRET not in str(info.value)
+    assert "could not convert string to float" in str(info.value)
+    assert ledger.history == []
 
 
 @pytest.mark.parametrize("bad", ["string", "1-D"])

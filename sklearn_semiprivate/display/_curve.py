@@ -149,8 +149,16 @@ def _check_n_repeats(n_repeats):
     return int(n_repeats)
 
 
-def _fit_and_score(estimator, X, y, fit_params, scorer, X_test, y_test):
-    estimator.fit(X, y, **fit_params)
+def _fit_and_score(estimator, X, y, fit_params, scorer, X_test, y_test, private):
+    if private:
+        # A learner of another library (a "private" baseline) may quote the
+        # cell it fails on: "could not convert string to float: '<cell>'"
+        # (a review). This package's estimators pass their errors unchanged.
+        call_inner_on_private(
+            estimator, "fit", X, y, **fit_params, what="the fit on the private rows"
+        )
+    else:
+        estimator.fit(X, y, **fit_params)
     # After the charge, on rows that may be held-out private ones: a scorer's
     # error (scikit-learn's quote the cell: "could not convert string to
     # float: '<cell>'", a review) keeps a value-free start, and its warnings
@@ -412,29 +420,36 @@ def privacy_utility_curve(
     scorer = check_scoring(estimator, scoring=scoring)
     baseline_scorers = [check_scoring(b[1], scoring=scoring) for b in baseline_specs]
 
-    tasks = [
-        (clone(estimator).set_params(**{param_name: value}), X, y, fit_params, scorer)
-        for value in param_values
-        for _ in range(n_repeats)
-    ]
-    n_fits = []
+    # The baselines first: they are free (unless one holds a ledger), so one
+    # that fails on these rows (a string column, a NaN) fails before the
+    # curve is charged (a review: after all of it).
+    baseline_tasks, n_fits = [], []
     for spec, baseline_scorer in zip(baseline_specs, baseline_scorers):
         _, baseline, data, deterministic = spec
-        rows = (X, y) if data == "private" else (Xp, yp)
+        rows = (X, y, True) if data == "private" else (Xp, yp, False)
         n_fits.append(1 if deterministic else n_repeats)
-        tasks += [
-            (clone(baseline), *rows, {}, baseline_scorer) for _ in range(n_fits[-1])
+        baseline_tasks += [
+            (clone(baseline), rows[0], rows[1], {}, baseline_scorer, rows[2])
+            for _ in range(n_fits[-1])
         ]
+    tasks = [
+        (clone(estimator).set_params(**{param_name: v}), X, y, fit_params, scorer, True)
+        for v in param_values
+        for _ in range(n_repeats)
+    ]
     # Refuses a curve its ledgers cannot hold, before any fit; charges nothing.
-    _check_whole_budget([(task[0], task[3]) for task in tasks])
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(_fit_and_score)(est, X_fit, y_fit, params, sc, X_test, y_test)
-        for est, X_fit, y_fit, params, sc in tasks
-    )
-    start = len(param_values) * n_repeats
-    scores = np.asarray(results[:start], dtype=float).reshape(-1, n_repeats)
-    baseline_scores = {}
+    _check_whole_budget([(task[0], task[3]) for task in baseline_tasks + tasks])
+    parallel = Parallel(n_jobs=n_jobs)
+    results = [
+        parallel(
+            delayed(_fit_and_score)(est, X_fit, y_fit, params, sc, X_test, y_test, p)
+            for est, X_fit, y_fit, params, sc, p in batch
+        )
+        for batch in (baseline_tasks, tasks)
+    ]
+    scores = np.asarray(results[1], dtype=float).reshape(-1, n_repeats)
+    baseline_scores, start = {}, 0
     for spec, count in zip(baseline_specs, n_fits):
-        baseline_scores[spec[0]] = np.asarray(results[start : start + count])
+        baseline_scores[spec[0]] = np.asarray(results[0][start : start + count])
         start += count
     return scores, baseline_scores
