@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+import types
 import warnings
 
 import numpy as np
@@ -90,6 +91,34 @@ def test_inner_warnings_are_said_once_per_category():
     assert [w.category for w in said] == [UserWarning, RuntimeWarning]
     assert all("withheld" in str(w.message) for w in said)
     assert not any(str(w.message).startswith("value ") for w in caught)
+
+
+def test_a_module_whose_getattr_warns_does_not_break_the_registry_cleanup(
+    monkeypatch,
+):
+    # CI: with mpmath loaded, reading mpmath.rational's __warningregistry__
+    # through getattr ran its module __getattr__, which warns that it is
+    # deprecated: an error under "error" filters, raised from the cleanup
+    # after a withheld warning. Stand-in: a module that warns on any unknown
+    # attribute.
+    module = types.ModuleType("_warns_on_getattr")
+
+    def __getattr__(name):
+        warnings.warn("deprecated private module", DeprecationWarning, stacklevel=2)
+        raise AttributeError(name)
+
+    module.__getattr__ = __getattr__
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+
+    def action():
+        warnings.warn("value 31415.9", UserWarning, stacklevel=2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        with pytest.warns(UserWarning, match="withheld"):
+            call_inner_on_private(
+                _ExternalLearner(action), "fit", [[0.0]], [0], what="a fit"
+            )
 
 
 def test_a_label_type_start_glued_to_a_private_label_is_withheld():

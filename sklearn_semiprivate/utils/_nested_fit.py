@@ -423,9 +423,12 @@ def _forget_in_registries(recorded):
         keys.update({(text, category, w.lineno), (text, category, 0)})
         keys.add((text, category))
     registries = [warnings.onceregistry]
+    # Each module's own namespace, never getattr: a module-level __getattr__
+    # may warn or import on an unknown name (mpmath.rational warns that it is
+    # deprecated, an error under "error" filters; found by CI).
+    namespaces = [getattr(m, "__dict__", None) for m in list(sys.modules.values())]
     registries += [
-        getattr(module, "__warningregistry__", None)
-        for module in list(sys.modules.values())
+        ns.get("__warningregistry__") for ns in namespaces if isinstance(ns, dict)
     ]
     for registry in registries:
         if isinstance(registry, dict):
