@@ -10,14 +10,16 @@ scikit-learn transformers (``ROW_WISE``, each checked here) and the steps the
 user declares in ``row_wise``, and runs every other step one row at a time.
 """
 
+import inspect
 import warnings
 
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.base import BaseEstimator, TransformerMixin
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.compose import ColumnTransformer
-from sklearn.decomposition import NMF, MiniBatchNMF
+from sklearn.decomposition import NMF, KernelPCA, MiniBatchNMF
 from sklearn.kernel_approximation import Nystroem
 from sklearn.pipeline import FeatureUnion, make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
@@ -352,3 +354,152 @@ def test_the_last_step_gets_the_public_rows_even_from_a_step_reusing_its_buffer(
         X, y, X_public=PublicData(X_pub)
     )
     np.testing.assert_allclose(seen[0], np.log1p(X_pub))
+
+
+def test_a_column_transformer_is_trusted_only_when_every_part_is():
+    # Mutant R07: ColumnTransformer trusted when *any* part is. The existing
+    # checks use one-part ColumnTransformers, unfitted (no fitted remainder),
+    # where any == all. Fitted, the review's hiding place (a coupled step
+    # beside a passthrough column) has a second part, the identity remainder,
+    # and was trusted: its batch transform ran on the private rows.
+    rng = np.random.default_rng(0)
+    X = rng.exponential(size=(30, 4))
+    hidden = ColumnTransformer(
+        [("c", _Centred(), [0, 1, 2])], remainder="passthrough"
+    ).fit(X)
+    assert not maps_rows_independently(hidden)
+    two = ColumnTransformer([("s", StandardScaler(), [0]), ("c", _Centred(), [1])])
+    assert not maps_rows_independently(two)
+    # End to end: the fitted pipeline runs it row by row.
+    y = (rng.random(30) < 0.5).astype(int)
+    pipe = PublicFittedPipeline(
+        [
+            (
+                "ct",
+                ColumnTransformer([("c", _Centred(), [0, 1])], remainder="passthrough"),
+            ),
+            ("clf", SemiPrivateClassifier("stumps", classes=[0, 1])),
+        ]
+    )
+    with pytest.warns(UserWarning, match=r"\['ct'\]"):
+        pipe.fit(X, y, X_public=PublicData(rng.exponential(size=(20, 4))))
+    assert pipe.row_by_row_steps_ == ["ct"]
+
+
+def test_a_fitted_column_transformer_s_remainder_estimator_is_checked():
+    # Mutant R08: the parts read from ``transformers`` (as declared), not
+    # ``transformers_`` (as fitted): a remainder *estimator* is not among the
+    # declared parts, so a coupled remainder was trusted. No existing test
+    # gives remainder= an estimator.
+    X = np.random.default_rng(0).exponential(size=(30, 3))
+    ct = ColumnTransformer([("s", StandardScaler(), [0])], remainder=_Centred()).fit(X)
+    assert not maps_rows_independently(ct)
+
+
+def test_no_listed_transformer_is_trusted_with_a_callable_kernel():
+    # Mutant R03: KernelPCA added to ROW_WISE. Its transform is row-wise for a
+    # named kernel (so the class-by-class check passes with defaults), but a
+    # callable kernel is user code run on the rows, the reason Nystroem is
+    # only trusted with a named one. Nothing pinned that rule for the other
+    # kernel methods. Any listed class with a ``kernel`` parameter must refuse
+    # a callable one.
+    def kernel(a, b):
+        return float(a @ b)
+
+    for kind in ROW_WISE:
+        if "kernel" in inspect.signature(kind).parameters:
+            assert not maps_rows_independently(kind(kernel=kernel)), kind.__name__
+    assert not maps_rows_independently(KernelPCA(kernel=kernel))
+
+
+def test_sparse_rows_whose_outputs_differ_in_dtype_are_refused():
+    # Mutant R16: the sparse format ignores the dtype. The dense case is
+    # tested (one row's float promoted the others' int64); the sparse one was
+    # not: sparse.vstack promotes every row to the dtype one row chose.
+    ints = np.array([[1], [2], [3]], dtype=np.int64)
+
+    def step(Z):
+        Z = np.asarray(Z)
+        return sp.csr_matrix(Z * 1.5 if Z[0, 0] == 2 else Z)
+
+    with pytest.raises(ValueError, match="different formats"):
+        one_row_at_a_time(step)(ints)
+
+
+class _BatchFloat64RowFloat32(TransformerMixin, BaseEstimator):
+    """float64 output for a batch, float32 for one row: the format of the
+    private rows (one at a time) differs from the public rows' (a batch)."""
+
+    def fit(self, X, y=None):
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=float)
+        return X.astype(np.float32) if X.shape[0] == 1 else X
+
+
+def test_fit_checks_every_private_row_against_the_public_rows_format():
+    # Mutant P01: the fit's row-by-row transform built without the public
+    # reference, so each row is compared with the first private row only.
+    # The existing reference test calls one_row_at_a_time directly; none
+    # checks that fit passes the reference. Without it, private rows that
+    # agree with each other but not with the public rows reach the last step
+    # in another format, and whether the fit fails depends on pairs of
+    # private rows (row 0 against the others) rather than on each row.
+    rng = np.random.default_rng(0)
+    X, X_pub = rng.normal(size=(40, 2)), rng.normal(size=(20, 2))
+    y = (X[:, 0] > 0).astype(int)
+    pipe = PublicFittedPipeline(
+        [
+            ("odd", _BatchFloat64RowFloat32()),
+            ("clf", SemiPrivateClassifier("stumps", classes=[0, 1])),
+        ]
+    )
+    with (
+        pytest.warns(UserWarning, match="not known to transform each row"),
+        pytest.raises(ValueError, match="failed to transform the private rows"),
+    ):
+        pipe.fit(X, y, X_public=PublicData(X_pub))
+
+
+class _SparseBuffer(TransformerMixin, BaseEstimator):
+    """Returns one sparse matrix it writes again on every transform."""
+
+    def fit(self, X, y=None):
+        self.buf_ = None
+        return self
+
+    def transform(self, X):
+        X = np.asarray(X, dtype=float)
+        if self.buf_ is None or self.buf_.shape != X.shape:
+            self.buf_ = sp.csr_matrix(np.ones_like(X))
+        self.buf_.data[:] = X.ravel()
+        return self.buf_
+
+
+class _RecordingFinal(ClassifierMixin, BaseEstimator):
+    """A last step that takes sparse rows and records its public rows."""
+
+    def fit(self, X, y, X_public=None):
+        self.public_seen_ = X_public.X.toarray()
+        self.classes_ = np.unique(y)
+        return self
+
+    def predict(self, X):
+        return np.zeros(X.shape[0], dtype=int)
+
+
+def test_the_public_copy_is_deep_for_a_sparse_buffer_too():
+    # Mutant P13: copy.copy instead of copy.deepcopy. Equivalent for arrays
+    # and frames (their __copy__ copies the values), but a scipy sparse
+    # matrix's shallow copy shares .data: a step writing its sparse output
+    # buffer again (the review's kw_args={"out": buf}, sparse) overwrote the
+    # last step's public rows with the transformed private rows. The existing
+    # test uses a dense buffer.
+    rng = np.random.default_rng(0)
+    X_pub, X = rng.uniform(1, 2, size=(30, 3)), rng.uniform(5, 6, size=(30, 3))
+    y = (rng.random(30) < 0.5).astype(int)
+    pipe = PublicFittedPipeline(
+        [("buf", _SparseBuffer()), ("clf", _RecordingFinal())], row_wise="all"
+    ).fit(X, y, X_public=PublicData(X_pub))
+    np.testing.assert_allclose(pipe.steps_[-1][1].public_seen_, X_pub)
