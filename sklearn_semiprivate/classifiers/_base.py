@@ -203,7 +203,7 @@ def label_kind(y):
     return None
 
 
-def check_label_kinds(y, classes, name="y", kind=None):
+def check_label_kinds(y, classes, name="y", kind=None, hint=True):
     """Refuse string labels against a numeric label set, or the reverse.
 
     No label can then match, whatever the values: a format fact (the arrays'
@@ -212,6 +212,7 @@ def check_label_kinds(y, classes, name="y", kind=None):
     membership check). Object arrays can hold either, so they are left to
     :func:`check_private_labels`, unless ``kind``, the labels' declared kind
     (:func:`label_kind`: a pandas string or categorical column), says more.
+    ``hint`` adds how meta-estimators code labels (for classifiers).
 
     Examples
     --------
@@ -232,11 +233,11 @@ def check_label_kinds(y, classes, name="y", kind=None):
     raise ValueError(
         f"{name} holds {what[0]} but the label set {classes.tolist()} holds "
         f"{what[1]}: no label can match. Pass classes= of the labels' type (or "
-        f"encode {name})." + _encoded_labels_hint(classes)
+        f"encode {name})." + (_encoded_labels_hint(classes) if hint else "")
     )
 
 
-def check_private_labels(y, classes):
+def check_private_labels(y, classes, hint=True):
     """Check every private label is in ``classes``: call it after the reservation.
 
     The question this check asks ("is some private label outside the set?") is
@@ -254,6 +255,9 @@ def check_private_labels(y, classes):
         Private labels.
     classes : ndarray of shape (n_classes,)
         Sorted label set from public sources (or from ``y`` after a leak warning).
+    hint : bool, default=True
+        Add how meta-estimators code labels (for classifiers; not for a
+        query release).
 
     Examples
     --------
@@ -265,7 +269,7 @@ def check_private_labels(y, classes):
         raise ValueError(
             "y has some labels that are not among the classes "
             f"{classes.tolist()} (taken from classes= or the public labels)."
-            + _encoded_labels_hint(classes)
+            + (_encoded_labels_hint(classes) if hint else "")
         )
 
 

@@ -99,10 +99,23 @@ class _ReleaseFit:
             required=True,
         )
         workload = self.queries
+        support = self._resolved_support()
+        if labeled and declared is None and yp is None and support in ADAPTIVE_SUPPORTS:
+            # These supports build the label column's domain, and check it
+            # against the workload, before the charge: with a label set read
+            # off y, those checks quoted the private number of labels for
+            # free, even on a spent ledger (a review).
+            raise ValueError(
+                f"A labeled release with support={support!r} needs a public "
+                "label set: pass classes= or public labels (PublicData(X_pub, "
+                "y_pub)). (support='public' can read it off y, with a "
+                "PrivacyLeakWarning.)"
+            )
         if labeled:
             # The label set from public sources (or, with a leak warning, y).
             classes = label_set(declared, yp, y)
-            check_label_kinds(y, classes, kind=y_kind)
+            # hint=False: the meta-estimators' label coding is a classifier's.
+            check_label_kinds(y, classes, kind=y_kind, hint=False)
             points, init = labeled_support(
                 Xp, None if yp is None else np.searchsorted(classes, yp), classes.size
             )
@@ -119,7 +132,6 @@ class _ReleaseFit:
         if query_set.n_queries == 0:
             raise ValueError("The workload is empty: it holds no query.")
         n = X.shape[0]
-        support = self._resolved_support()
         if labeled and support in ADAPTIVE_SUPPORTS:
             check_label_column(workload, X.shape[1] + 1, classes.size)
         # Everything that depends on public data only, and every size limit,
@@ -160,7 +172,7 @@ class _ReleaseFit:
         # oracle. The message names no row, no value, no count.
         if labeled:
             # So is "every private label is in classes" (a parameter).
-            check_private_labels(y, classes)
+            check_private_labels(y, classes, hint=False)
             # One private row (x, y) is one row (x, code) of the joint
             # dataset: replacing it moves every query answer on the joint
             # domain by at most 1/n, the sensitivity the mechanisms assume.

@@ -600,3 +600,36 @@ def test_a_value_on_a_bin_edge_goes_to_the_upper_bin():
     # LB09 (searchsorted side="left"): edges are lower bounds of their bins.
     codes = bin_codes(np.array([[1.0], [3.0], [2.999]]), [np.array([1.0, 3.0])])
     assert codes[:, 0].tolist() == [1.0, 2.0, 1.0]
+
+
+@pytest.mark.parametrize("support", ["graphical", "mixture"])
+def test_adaptive_labeled_release_needs_a_public_label_set(support):
+    # A review: with classes=None and no public labels, the label set came
+    # from y (with a leak warning) and the label column's checks, before the
+    # charge, quoted "there are N classes" for free, even on a spent ledger.
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(200, 2)).astype(float)
+    y = rng.integers(0, 5, size=200)
+    ledger = PrivacyAccountant(epsilon=1.0)
+    ledger.spend(1.0)
+    release = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=[2, 2, 10]),
+        support=support,
+        accountant=ledger,
+    )
+    with pytest.raises(ValueError, match="needs a public label set") as info:
+        release.fit(X, y, X_public=PublicData(X[:20]))
+    assert "5" not in str(info.value)
+    assert len(ledger.history) == 1  # only the spend above
+
+
+def test_a_release_s_label_errors_carry_no_classifier_hint():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(100, 2)).astype(float)
+    release = PublicAssistedQueryRelease(
+        MarginalQueries(k=2, n_categories=2), support="public", classes=[0, 1]
+    )
+    with pytest.raises(ValueError, match="some labels") as info:
+        release.fit(X, np.full(100, 2), X_public=PublicData(X[:20]))
+    assert "OutputCodeClassifier" not in str(info.value)
+    assert "VotingClassifier" not in str(info.value)
