@@ -14,7 +14,7 @@ from sklearn_semiprivate.accounting import (
 # instead of up; the final loop (which checks the single product k * rho)
 # does not repair it. The curve composed one Gaussian at a time then
 # converts to an epsilon above the target, by a few ulps (111 of 672 inputs
-# of a grid, /tmp/s20/mutE/equiv_check.py): the contract "float rounding in
+# of a grid, a scratch script of the review): the contract "float rounding in
 # how the curve is summed cannot cross the target" breaks. The existing
 # test_solver_meets_target_tightly checks 3 inputs, none of which crosses.
 # These do (found on the grid); exact float comparisons, deterministic.
